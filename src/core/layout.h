@@ -1,0 +1,50 @@
+#pragma once
+#include <optional>
+#include <string>
+
+#include "cube_map.h"
+#include "image.h"
+
+namespace bake {
+
+// How an environment is arranged in the image(s) it was loaded from (docs/CONVENTION.md).
+enum class Layout {
+    Equirect,    // 2:1 lat-long
+    HCross,      // 4:3, row 1 = -X +Z +X -Z, +Y above +Z, -Y below +Z
+    VCross,      // 3:4, +Y; -X +Z +X; -Y; -Z rotated by 180 degrees
+    HStrip,      // 6:1, +X -X +Y -Y +Z -Z
+    VStrip,      // 1:6, same order top to bottom (also OpenEXR's envmap=cube arrangement)
+    Faces,       // six separate face images
+};
+
+const char* layout_name(Layout layout);                     // "equirect", "hcross", ...
+std::optional<Layout> parse_layout(const std::string& name);
+
+// Layout implied by an image's aspect ratio, or nothing if it fits none.
+std::optional<Layout> detect_layout(int width, int height);
+
+// Face size of a single-image cube layout of the given dimensions, or 0 if they do not fit it.
+int cube_face_size(Layout layout, int width, int height);
+
+// Copies the faces out of a cross or strip (a rearrangement of texels, no resampling).
+// Precondition: cube_face_size(layout, image.width, image.height) > 0.
+CubeMap extract_cube(const Image& image, Layout layout);
+
+// The inverse: arranges a cube in a cross or strip; unused cross cells are black.
+Image assemble_cube(const CubeMap& cube, Layout layout);
+
+// An environment as loaded: an equirect image, or a cube map (from any cube layout).
+struct Environment {
+    Layout layout = Layout::Equirect;
+    Image equirect;  // when layout == Equirect
+    CubeMap cube;    // otherwise
+
+    bool is_cube() const { return layout != Layout::Equirect; }
+    int width() const { return is_cube() ? cube.size : equirect.width; }
+    int height() const { return is_cube() ? cube.size : equirect.height; }
+    std::size_t texel_count() const {
+        return is_cube() ? 6 * static_cast<std::size_t>(cube.size) * cube.size : equirect.pixel_count();
+    }
+};
+
+}  // namespace bake

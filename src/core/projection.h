@@ -1,0 +1,24 @@
+#pragma once
+#include "layout.h"
+#include "sh.h"
+
+namespace bake {
+
+// Result of projecting an environment on the SH basis.
+struct Projection {
+    ShCoefficients radiance;     // L_lm = sum over source texels of L * Y_lm(centre) * Omega
+    double solid_angle_sum = 0;  // sum of Omega over the texels; 4 pi up to rounding
+};
+
+// Double-precision projection over the source's own texels with exact solid angles.
+// Work is split into fixed row blocks whose partial sums are combined pairwise in a fixed
+// order, so the result is bit-identical whatever the thread count (threads <= 0: all cores).
+// Error bound: each block sums at most one row (<= 16384 terms) sequentially in double,
+// then log2(rows) pairwise levels: |error| <= (n_row + log2 rows) * 2^-53 * sum |terms|.
+Projection project_sh_cpu(const Environment& env, int order, int threads = 0);
+
+// Irradiance maps evaluated from SH at each output texel's centre direction (no resampling).
+CubeMap render_irradiance_cube(const ShCoefficients& irradiance, int size);
+Image render_irradiance_equirect(const ShCoefficients& irradiance, int width, int height);
+
+}  // namespace bake
