@@ -1,0 +1,40 @@
+#pragma once
+#include <memory>
+
+#include "gl_context.h"
+#include "projection.h"
+
+namespace bake {
+
+// Stage times of the last GPU operation, from GL timer queries (milliseconds).
+struct GpuTimings {
+    double upload_ms = 0;
+    double project_ms = 0;   // first pass: texels -> per-work-group partials
+    double reduce_ms = 0;    // all later passes: partials -> one
+    int reduce_passes = 0;
+    double irradiance_ms = 0;
+};
+
+// SH projection and irradiance maps with OpenGL 4.3 compute shaders, on the context current
+// on this thread. Same definitions as the CPU path (projection.h): the source's own texels,
+// exact solid angles, then a multi-pass reduction of per-work-group partial sums.
+// Throws GpuError on any GL failure or when the input exceeds the GPU's limits.
+class GpuProjector {
+public:
+    explicit GpuProjector(const GlContext& context);
+    ~GpuProjector();
+    GpuProjector(const GpuProjector&) = delete;
+    GpuProjector& operator=(const GpuProjector&) = delete;
+
+    Projection project(const Environment& env, int order);
+    CubeMap render_irradiance_cube(const ShCoefficients& irradiance, int size);
+    Image render_irradiance_equirect(const ShCoefficients& irradiance, int width, int height);
+
+    const GpuTimings& last_timings() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bake
