@@ -1,0 +1,59 @@
+#include "texel_policy.h"
+
+#include <cmath>
+
+namespace bake {
+
+namespace {
+
+// Calls fn(image, label-prefix) for every image of the environment.
+template <typename Env, typename Fn>
+void for_each_image(Env& env, const Fn& fn) {
+    if (env.is_cube()) {
+        for (int f = 0; f < 6; ++f) fn(env.cube.faces[static_cast<size_t>(f)], std::string("face ") + cube_face_name(f) + ", ");
+    } else {
+        fn(env.equirect, std::string());
+    }
+}
+
+template <typename Pred>
+std::size_t zero_where(Environment& env, const Pred& pred) {
+    std::size_t n = 0;
+    for_each_image(env, [&](Image& img, const std::string&) {
+        for (float& v : img.rgb)
+            if (pred(v)) { v = 0.0f; ++n; }
+    });
+    return n;
+}
+
+}  // namespace
+
+TexelStats scan_texels(const Environment& env) {
+    TexelStats s;
+    for_each_image(env, [&](const Image& img, const std::string& where) {
+        for (std::size_t i = 0; i < img.rgb.size(); ++i) {
+            const float v = img.rgb[i];
+            if (!std::isfinite(v)) {
+                if (s.nonfinite++ == 0) {
+                    const std::size_t px = i / 3;
+                    s.first_nonfinite = where + "row " + std::to_string(px / static_cast<std::size_t>(img.width)) +
+                                        ", column " + std::to_string(px % static_cast<std::size_t>(img.width));
+                }
+            } else if (v < 0.0f) {
+                ++s.negative;
+                if (v < s.min_value) s.min_value = v;
+            }
+        }
+    });
+    return s;
+}
+
+std::size_t zero_nonfinite(Environment& env) {
+    return zero_where(env, [](float v) { return !std::isfinite(v); });
+}
+
+std::size_t clamp_negative(Environment& env) {
+    return zero_where(env, [](float v) { return v < 0.0f; });
+}
+
+}  // namespace bake
