@@ -1,0 +1,91 @@
+#pragma once
+// Helpers shared by the tests: synthetic environments and the error measure of the issues.
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cube_map.h"
+#include "equirect.h"
+#include "layout.h"
+#include "sh.h"
+
+namespace bake::test {
+
+constexpr double kPi = 3.14159265358979323846;
+
+using RadianceFn = std::function<Rgb(const Vec3&)>;
+
+inline void put(float* px, const Rgb& v) {
+    for (int c = 0; c < 3; ++c) px[c] = static_cast<float>(v[c]);
+}
+
+// An environment whose texels hold fn(texel centre direction).
+inline Environment make_cube_env(int n, const RadianceFn& fn) {
+    Environment env;
+    env.layout = Layout::Faces;
+    env.cube = CubeMap(n);
+    for (int f = 0; f < 6; ++f)
+        for (int r = 0; r < n; ++r)
+            for (int c = 0; c < n; ++c) put(env.cube.faces[static_cast<size_t>(f)].at(r, c), fn(cube_texel_direction(f, r, c, n)));
+    return env;
+}
+
+inline Environment make_equirect_env(int w, int h, const RadianceFn& fn) {
+    Environment env;
+    env.layout = Layout::Equirect;
+    env.equirect = Image(w, h);
+    for (int r = 0; r < h; ++r)
+        for (int c = 0; c < w; ++c) put(env.equirect.at(r, c), fn(equirect_texel_direction(r, c, w, h)));
+    return env;
+}
+
+// Random texel values (uniform in [lo, hi)), reproducible.
+inline Environment make_random_cube_env(int n, unsigned seed, float lo = 0.0f, float hi = 1.0f) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(lo, hi);
+    Environment env;
+    env.layout = Layout::Faces;
+    env.cube = CubeMap(n);
+    for (auto& face : env.cube.faces)
+        for (float& v : face.rgb) v = u(rng);
+    return env;
+}
+
+// A smooth, positive, non-symmetric radiance: a soft "sky" with a broad warm lobe.
+inline Rgb smooth_radiance(const Vec3& d) {
+    const double lobe = std::exp(2.0 * (0.3 * d.x + 0.8 * d.y - 0.5 * d.z) - 2.0);
+    return {1.0 + 0.5 * d.y + 3.0 * lobe, 0.8 + 0.3 * d.x + 2.0 * lobe, 0.6 - 0.2 * d.z + 1.0 * lobe};
+}
+
+// max over k, c of |a - ref| / ||ref channel c||: the error measure of the issues.
+inline double max_relative_error(const ShCoefficients& a, const ShCoefficients& ref) {
+    double worst = 0;
+    const int count = std::min(a.count(), ref.count());
+    for (int c = 0; c < 3; ++c) {
+        double norm = 0;
+        for (int k = 0; k < count; ++k) norm += ref.rgb[static_cast<size_t>(k)][c] * ref.rgb[static_cast<size_t>(k)][c];
+        norm = std::sqrt(norm);
+        for (int k = 0; k < count; ++k)
+            worst = std::max(worst, std::fabs(a.rgb[static_cast<size_t>(k)][c] - ref.rgb[static_cast<size_t>(k)][c]) / norm);
+    }
+    return worst;
+}
+
+inline nlohmann::json read_json(const std::string& path) {
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+}
+
+// Coefficients of an order from a reference JSON's [25][3] array field.
+inline ShCoefficients coefficients_from(const nlohmann::json& rows, int order) {
+    ShCoefficients c(order);
+    for (int k = 0; k < sh_count(order); ++k)
+        for (int ch = 0; ch < 3; ++ch) c.rgb[static_cast<size_t>(k)][ch] = rows.at(static_cast<size_t>(k)).at(static_cast<size_t>(ch)).get<double>();
+    return c;
+}
+
+}  // namespace bake::test
