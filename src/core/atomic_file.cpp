@@ -1,0 +1,122 @@
+#include "atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <random>
+#include <string>
+
+#include "errors.h"
+
+namespace bake {
+namespace {
+
+std::string one_line(std::string s) {
+    for (char& c : s)
+        if (c == '\n' || c == '\r') c = ' ';
+    return s;
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& problem) {
+    throw OutputError(path + ": " + one_line(problem));
+}
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+// Splits "dir/name.ext" into ("dir", "name.ext"); a bare name lives in ".".
+void split_path(const std::string& path, std::string& dir, std::string& name) {
+    const auto slash = path.find_last_of('/');
+    if (slash == std::string::npos) {
+        dir = ".";
+        name = path;
+    } else {
+        dir = slash == 0 ? "/" : path.substr(0, slash);
+        name = path.substr(slash + 1);
+    }
+}
+
+// Creates a fresh, empty temporary file next to the target and returns its name. O_EXCL makes the
+// name ours alone; creating with 0666 lets the umask decide the final permissions, as for any
+// ordinary new file (mkstemp's 0600 would survive the rename).
+std::string create_temp(const std::string& path, const std::string& dir, const std::string& name) {
+    const auto dot = name.find_last_of('.');
+    const std::string ext = (dot == std::string::npos || dot == 0) ? "" : name.substr(dot);
+    std::random_device rd;
+    std::mt19937_64 rng((static_cast<std::uint64_t>(rd()) << 32) ^ rd());
+    int last_errno = 0;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        char tag[32];
+        std::snprintf(tag, sizeof tag, "%08llx",
+                      static_cast<unsigned long long>(rng() & 0xffffffffull));
+        const std::string tmp = (dir == "/" ? "/" : dir + "/") + "." + name + ".tmp-" +
+                                std::to_string(::getpid()) + "-" + tag + ext;
+        const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            ::close(fd);
+            return tmp;
+        }
+        last_errno = errno;
+        if (last_errno != EEXIST) break;
+    }
+    fail(path, "cannot create a file in folder '" + dir + "': " + errno_text(last_errno));
+}
+
+// Flushes the temporary's data to disk so that the rename never exposes an empty file after a
+// crash. Best effort: a file system without fsync support is not an error.
+void sync_file(const std::string& tmp) {
+    const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ::fsync(fd);
+    ::close(fd);
+}
+
+}  // namespace
+
+void write_atomically(const std::string& path,
+                      const std::function<void(const std::string& tmp_path)>& write) {
+    if (path.empty()) fail(path, "empty output path");
+    std::string dir, name;
+    split_path(path, dir, name);
+    if (name.empty() || name == "." || name == "..") fail(path, "not a file name");
+
+    // Check the destination before doing any work, to give the clearest message.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail(path, "is a directory");
+    if (::stat(dir.c_str(), &st) != 0) {
+        const int err = errno;
+        if (err == ENOENT) fail(path, "folder '" + dir + "' does not exist");
+        if (err == ENOTDIR) fail(path, "'" + dir + "' is not a folder");
+        fail(path, "cannot access folder '" + dir + "': " + errno_text(err));
+    }
+    if (!S_ISDIR(st.st_mode)) fail(path, "'" + dir + "' is not a folder");
+
+    const std::string tmp = create_temp(path, dir, name);
+    try {
+        write(tmp);
+        struct stat tst {};
+        if (::stat(tmp.c_str(), &tst) != 0 || !S_ISREG(tst.st_mode))
+            fail(path, "the temporary file vanished while being written");
+        sync_file(tmp);
+        if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+            const int err = errno;
+            fail(path, "cannot replace the file: " + errno_text(err));
+        }
+    } catch (const OutputError&) {
+        std::remove(tmp.c_str());
+        throw;
+    } catch (const std::exception& e) {
+        std::remove(tmp.c_str());
+        fail(path, e.what());
+    } catch (...) {
+        std::remove(tmp.c_str());
+        fail(path, "unknown error while writing");
+    }
+}
+
+}  // namespace bake

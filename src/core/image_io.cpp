@@ -1,0 +1,411 @@
+#include "image_io.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <OpenEXR/ImfChannelList.h>
+#include <OpenEXR/ImfEnvmapAttribute.h>
+#include <OpenEXR/ImfFrameBuffer.h>
+#include <OpenEXR/ImfHeader.h>
+#include <OpenEXR/ImfInputFile.h>
+#include <OpenEXR/ImfOutputFile.h>
+#include <OpenEXR/ImfRgbaFile.h>
+#include <OpenEXR/ImfStandardAttributes.h>
+#include <OpenEXR/ImfStdIO.h>
+#include <OpenEXR/ImfThreading.h>
+#include <OpenEXR/ImfVersion.h>
+
+#include "atomic_file.h"
+#include "errors.h"
+
+// --- stb_image, Radiance .hdr only ---------------------------------------------------------------
+// stb's allocations go through a per-thread tracker so that a decode aborted by an exception from
+// our read callback (see HdrReader) does not leak what stb had allocated so far.
+namespace bake {
+namespace {
+struct StbAllocations {
+    std::vector<void*> live;
+};
+thread_local StbAllocations* g_stb_allocs = nullptr;
+
+void* stb_track_malloc(std::size_t size) {
+    void* p = std::malloc(size);
+    if (p && g_stb_allocs) g_stb_allocs->live.push_back(p);
+    return p;
+}
+void stb_track_free(void* p) {
+    if (!p) return;
+    if (g_stb_allocs) {
+        auto& v = g_stb_allocs->live;
+        auto it = std::find(v.begin(), v.end(), p);
+        if (it != v.end()) v.erase(it);
+    }
+    std::free(p);
+}
+[[maybe_unused]] void* stb_track_realloc(void* p, std::size_t size) {
+    void* q = std::realloc(p, size);
+    if (q && g_stb_allocs) {
+        auto& v = g_stb_allocs->live;
+        auto it = std::find(v.begin(), v.end(), p);
+        if (it != v.end()) *it = q; else v.push_back(q);
+    }
+    return q;
+}
+}  // namespace
+}  // namespace bake
+
+#define STB_IMAGE_IMPLEMENTATION
+#define STB_IMAGE_STATIC  // private copy: another translation unit may embed stb_image too
+#define STBI_ONLY_HDR
+#define STBI_NO_STDIO     // we feed it through callbacks only
+#define STBI_MALLOC(sz) ::bake::stb_track_malloc(sz)
+#define STBI_REALLOC(p, sz) ::bake::stb_track_realloc(p, sz)
+#define STBI_FREE(p) ::bake::stb_track_free(p)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#include <stb_image.h>
+#pragma GCC diagnostic pop
+
+namespace bake {
+namespace {
+
+std::string one_line(const std::string& s) {
+    std::string out;
+    out.reserve(s.size());
+    bool space = false;
+    for (char c : s) {
+        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+        if (c == ' ') {
+            if (!space && !out.empty()) out += ' ';
+            space = true;
+        } else {
+            out += c;
+            space = false;
+        }
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+[[noreturn]] void input_error(const std::string& path, const std::string& problem) {
+    throw InputError(path + ": " + one_line(problem));
+}
+
+std::string lower_extension(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    const auto dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+    std::string ext = path.substr(dot);
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return ext;
+}
+
+void check_size(const std::string& path, long long width, long long height, std::uint64_t max_pixels) {
+    if (width <= 0 || height <= 0)
+        input_error(path, "invalid image size " + std::to_string(width) + "x" + std::to_string(height) +
+                              " (width and height must be positive)");
+    const std::uint64_t pixels = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
+    if (pixels > max_pixels)
+        input_error(path, "image is " + std::to_string(width) + "x" + std::to_string(height) + " = " +
+                              std::to_string(pixels) + " pixels, more than the limit of " +
+                              std::to_string(max_pixels) + " pixels");
+}
+
+// Missing file, directory, unreadable, empty: the same words for both formats.
+void check_regular_file(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        const int err = errno;
+        if (err == ENOENT) input_error(path, "no such file");
+        input_error(path, std::string("cannot access: ") + std::strerror(err));
+    }
+    if (S_ISDIR(st.st_mode)) input_error(path, "is a directory, not an image file");
+    if (!S_ISREG(st.st_mode)) input_error(path, "not a regular file");
+    if (st.st_size == 0) input_error(path, "empty file");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Radiance .hdr
+//
+// stb's HDR decoder treats end of file as an endless stream of zero bytes: a truncated file
+// decodes "successfully" with black pixels, and in an RLE scanline a zero count makes no progress,
+// so a file cut inside RLE data loops forever. We therefore stream the file through callbacks and
+// abort (by exception) the moment the decoder wants a byte the file does not have.
+struct Truncated {};
+
+struct HdrReader {
+    std::FILE* f = nullptr;
+    int refill_size = -1;  // size of stb's buffer refills (its first request); other sizes are getn()
+
+    static int read(void* user, char* data, int size) {
+        auto* r = static_cast<HdrReader*>(user);
+        if (r->refill_size < 0) r->refill_size = size;
+        const std::size_t got = std::fread(data, 1, static_cast<std::size_t>(size), r->f);
+        // A refill may legitimately come back short at the end of the file; an empty one means the
+        // decoder wants bytes past the end. A direct getn() (flat pixels) must be satisfied fully.
+        if (size > 0 && (got == 0 || (size != r->refill_size && static_cast<int>(got) < size)))
+            throw Truncated{};
+        return static_cast<int>(got);
+    }
+    static void skip(void* user, int n) { std::fseek(static_cast<HdrReader*>(user)->f, n, SEEK_CUR); }
+    static int eof(void* user) {
+        auto* r = static_cast<HdrReader*>(user);
+        return std::feof(r->f) || std::ferror(r->f);
+    }
+    void rewind() {
+        std::clearerr(f);
+        std::fseek(f, 0, SEEK_SET);
+        refill_size = -1;
+    }
+};
+
+const stbi_io_callbacks kHdrCallbacks = {&HdrReader::read, &HdrReader::skip, &HdrReader::eof};
+
+struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+LoadedImage load_hdr(const std::string& path, std::uint64_t max_pixels) {
+    std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+    if (!file) input_error(path, std::string("cannot open: ") + std::strerror(errno));
+    HdrReader reader;
+    reader.f = file.get();
+
+    // 1. Magic.
+    bool is_hdr = false;
+    try {
+        is_hdr = stbi_is_hdr_from_callbacks(&kHdrCallbacks, &reader) != 0;
+    } catch (const Truncated&) {
+        is_hdr = false;  // shorter than the magic itself
+    }
+    if (!is_hdr) input_error(path, "not a Radiance HDR file (no '#?RADIANCE' or '#?RGBE' signature)");
+
+    // 2. Header only: dimensions, checked before anything is allocated.
+    int width = 0, height = 0, comp = 0;
+    reader.rewind();
+    try {
+        if (!stbi_info_from_callbacks(&kHdrCallbacks, &reader, &width, &height, &comp))
+            input_error(path, "invalid or unsupported Radiance HDR header (expected FORMAT=32-bit_rle_rgbe "
+                              "and a '-Y <height> +X <width>' resolution line)");
+    } catch (const Truncated&) {
+        input_error(path, "truncated file (ends inside the header)");
+    }
+    check_size(path, width, height, max_pixels);
+
+    // 3. Pixels.
+    reader.rewind();
+    StbAllocations allocs;
+    g_stb_allocs = &allocs;
+    float* data = nullptr;
+    int w = 0, h = 0;
+    try {
+        data = stbi_loadf_from_callbacks(&kHdrCallbacks, &reader, &w, &h, &comp, 3);
+    } catch (const Truncated&) {
+        g_stb_allocs = nullptr;
+        for (void* p : allocs.live) std::free(p);
+        input_error(path, "truncated file (pixel data ends early)");
+    }
+    g_stb_allocs = nullptr;
+    if (!data) {
+        for (void* p : allocs.live) std::free(p);
+        const char* why = stbi_failure_reason();
+        input_error(path, std::string("cannot decode Radiance HDR data: ") + (why ? why : "unknown error"));
+    }
+    std::unique_ptr<float, decltype(&std::free)> owned(data, &std::free);
+    if (std::ferror(file.get())) input_error(path, "read error");
+    if (w != width || h != height) input_error(path, "inconsistent header");
+
+    LoadedImage out;
+    out.image = Image(width, height);
+    std::memcpy(out.image.rgb.data(), data, out.image.rgb.size() * sizeof(float));
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenEXR
+
+void init_openexr_threads() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const unsigned n = std::thread::hardware_concurrency();
+        Imf::setGlobalThreadCount(static_cast<int>(n > 0 ? n : 1));
+    });
+}
+
+// Reads part 0's header without constructing an InputFile (which would size its offset tables and
+// buffers from the data window), so that absurd sizes are refused before any allocation.
+Imath::Box2i read_exr_data_window(const std::string& path) {
+    Imf::StdIFStream is(path.c_str());
+    char magic[4] = {};
+    is.read(magic, 4);
+    if (!Imf::isImfMagic(magic)) input_error(path, "not an OpenEXR file (bad magic number)");
+    is.seekg(0);
+    Imf::Header header;
+    int version = 0;
+    try {
+        header.readFrom(is, version);
+    } catch (const std::exception& e) {
+        input_error(path, std::string("invalid or truncated OpenEXR header: ") + e.what());
+    }
+    if (Imf::isNonImage(version)) input_error(path, "deep OpenEXR data is not supported");
+    return header.dataWindow();
+}
+
+LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels) {
+    init_openexr_threads();
+    {
+        // Fewer than 4 bytes cannot hold the magic number: say so instead of "end of file".
+        std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
+        if (!f) input_error(path, std::string("cannot open: ") + std::strerror(errno));
+        unsigned char magic[4] = {};
+        if (std::fread(magic, 1, 4, f.get()) != 4 || !Imf::isImfMagic(reinterpret_cast<char*>(magic)))
+            input_error(path, "not an OpenEXR file (bad magic number)");
+    }
+
+    const Imath::Box2i dw = read_exr_data_window(path);
+    const long long width = static_cast<long long>(dw.max.x) - dw.min.x + 1;
+    const long long height = static_cast<long long>(dw.max.y) - dw.min.y + 1;
+    check_size(path, width, height, max_pixels);
+
+    Imf::InputFile file(path.c_str(), Imf::globalThreadCount());  // multi-part: part 0; tiled: level 0
+    const Imf::Header& header = file.header();
+    if (header.dataWindow() != dw) input_error(path, "inconsistent header");
+    if (!file.isComplete()) input_error(path, "truncated or incomplete file (some pixel data is missing)");
+
+    const Imf::ChannelList& channels = header.channels();
+    const bool has_r = channels.findChannel("R"), has_g = channels.findChannel("G"),
+               has_b = channels.findChannel("B"), has_y = channels.findChannel("Y");
+    const bool has_chroma = channels.findChannel("RY") || channels.findChannel("BY");
+
+    LoadedImage out;
+    if (Imf::hasEnvmap(header)) {
+        const Imf::Envmap e = Imf::envmap(header);
+        out.envmap = e == Imf::ENVMAP_LATLONG ? EnvmapHint::LatLong
+                   : e == Imf::ENVMAP_CUBE    ? EnvmapHint::Cube
+                                              : EnvmapHint::None;
+    }
+    out.image = Image(static_cast<int>(width), static_cast<int>(height));
+    float* base = out.image.rgb.data();
+    const std::size_t xs = 3 * sizeof(float), ys = xs * static_cast<std::size_t>(width);
+
+    if (has_r || has_g || has_b) {
+        // Read straight into the interleaved buffer; OpenEXR converts half/uint to float.
+        // A missing one of R/G/B reads as 0.
+        Imf::FrameBuffer fb;
+        fb.insert("R", Imf::Slice::Make(Imf::FLOAT, base + 0, dw, xs, ys));
+        fb.insert("G", Imf::Slice::Make(Imf::FLOAT, base + 1, dw, xs, ys));
+        fb.insert("B", Imf::Slice::Make(Imf::FLOAT, base + 2, dw, xs, ys));
+        file.setFrameBuffer(fb);
+        file.readPixels(dw.min.y, dw.max.y);
+    } else if (has_y && has_chroma) {
+        // Luminance/chroma (sub-sampled RY, BY): only RgbaInputFile reconstructs RGB, in half.
+        Imf::RgbaInputFile rgba(path.c_str(), Imf::globalThreadCount());
+        std::vector<Imf::Rgba> px(static_cast<std::size_t>(width) * static_cast<std::size_t>(height));
+        rgba.setFrameBuffer(px.data() - dw.min.x - dw.min.y * width, 1, static_cast<std::size_t>(width));
+        rgba.readPixels(dw.min.y, dw.max.y);
+        for (std::size_t i = 0; i < px.size(); ++i) {
+            base[3 * i + 0] = px[i].r;
+            base[3 * i + 1] = px[i].g;
+            base[3 * i + 2] = px[i].b;
+        }
+    } else if (has_y) {
+        // Luminance only: grey. Read Y into the red slot, then copy.
+        Imf::FrameBuffer fb;
+        fb.insert("Y", Imf::Slice::Make(Imf::FLOAT, base, dw, xs, ys));
+        file.setFrameBuffer(fb);
+        file.readPixels(dw.min.y, dw.max.y);
+        for (std::size_t i = 0, n = out.image.pixel_count(); i < n; ++i)
+            base[3 * i + 1] = base[3 * i + 2] = base[3 * i];
+    } else {
+        std::string names;
+        for (auto it = channels.begin(); it != channels.end(); ++it)
+            names += std::string(names.empty() ? "" : ", ") + it.name();
+        input_error(path, "no R, G, B or Y channel (channels: " + (names.empty() ? "none" : names) + ")");
+    }
+    return out;
+}
+
+}  // namespace
+
+LoadedImage load_image(const std::string& path, std::uint64_t max_pixels) {
+    const std::string ext = lower_extension(path);
+    if (ext != ".hdr" && ext != ".exr")
+        input_error(path, (ext.empty() ? std::string("unsupported file type (no extension)")
+                                       : "unsupported file type '" + ext + "'") +
+                              " (expected .hdr or .exr)");
+    check_regular_file(path);
+    try {
+        return ext == ".hdr" ? load_hdr(path, max_pixels) : load_exr(path, max_pixels);
+    } catch (const InputError&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        input_error(path, "not enough memory to load the image");
+    } catch (const std::exception& e) {
+        // Iex exceptions derive from std::exception; their text can span lines.
+        input_error(path, e.what());
+    }
+}
+
+void write_exr(const std::string& path, const Image& image, EnvmapHint hint) {
+    if (image.width <= 0 || image.height <= 0 || image.rgb.size() != image.pixel_count() * 3)
+        throw OutputError(path + ": invalid image (" + std::to_string(image.width) + "x" +
+                          std::to_string(image.height) + " with " + std::to_string(image.rgb.size()) +
+                          " values)");
+    init_openexr_threads();
+    write_atomically(path, [&](const std::string& tmp) {
+        try {
+            Imf::Header header(image.width, image.height);
+            header.compression() = Imf::ZIP_COMPRESSION;
+            // Full float: the outputs are exact values, half would round them.
+            header.channels().insert("R", Imf::Channel(Imf::FLOAT));
+            header.channels().insert("G", Imf::Channel(Imf::FLOAT));
+            header.channels().insert("B", Imf::Channel(Imf::FLOAT));
+            if (hint == EnvmapHint::LatLong) Imf::addEnvmap(header, Imf::ENVMAP_LATLONG);
+            if (hint == EnvmapHint::Cube) Imf::addEnvmap(header, Imf::ENVMAP_CUBE);
+
+            // We own the stream: OutputFile's destructor writes the offset table and swallows any
+            // error doing so, so a full disk would otherwise go unnoticed. The stream's state tells.
+            std::ofstream ofs(tmp, std::ios::binary | std::ios::trunc);
+            if (!ofs) throw OutputError(path + ": cannot open the temporary file " + tmp);
+            {
+                Imf::StdOFStream os(ofs, tmp.c_str());
+                Imf::OutputFile file(os, header, Imf::globalThreadCount());
+                char* base = reinterpret_cast<char*>(const_cast<float*>(image.rgb.data()));
+                const std::size_t xs = 3 * sizeof(float), ys = xs * static_cast<std::size_t>(image.width);
+                Imf::FrameBuffer fb;
+                fb.insert("R", Imf::Slice(Imf::FLOAT, base + 0 * sizeof(float), xs, ys));
+                fb.insert("G", Imf::Slice(Imf::FLOAT, base + 1 * sizeof(float), xs, ys));
+                fb.insert("B", Imf::Slice(Imf::FLOAT, base + 2 * sizeof(float), xs, ys));
+                file.setFrameBuffer(fb);
+                file.writePixels(image.height);
+            }
+            ofs.close();
+            if (ofs.fail()) throw OutputError(path + ": write error (disk full?)");
+        } catch (const OutputError&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw OutputError(path + ": " + one_line(e.what()));
+        }
+    });
+}
+
+}  // namespace bake
