@@ -1,0 +1,49 @@
+#pragma once
+// Runs the real bake-irradiance binary and captures its exit code, stdout and stderr.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace bake::test {
+
+struct CliResult {
+    int exit_code = -1;
+    std::string out, err;
+};
+
+inline std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+inline bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
+
+// args is appended verbatim to the command line (quote paths with spaces yourself).
+inline CliResult run_cli(const std::string& args, const std::string& env_prefix = "") {
+    static int counter = 0;
+    const std::string tag = "cli_" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
+    const std::string cmd = env_prefix + " " + BAKE_CLI_PATH + " " + args + " >" + tag + ".out 2>" + tag + ".err </dev/null";
+    const int status = std::system(cmd.c_str());
+    CliResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(tag + ".out");
+    r.err = slurp(tag + ".err");
+    std::remove((tag + ".out").c_str());
+    std::remove((tag + ".err").c_str());
+    return r;
+}
+
+inline int line_count(const std::string& s) {
+    int n = 0;
+    for (char c : s) n += c == '\n';
+    return n;
+}
+
+}  // namespace bake::test
