@@ -55,9 +55,14 @@ TEST_CASE("constant radiance: L00 = sqrt(4 pi) c and irradiance pi c everywhere"
         const Projection p = project_sh_cpu(env, 5);
         INFO((cube ? "cube" : "equirect"));
         CHECK(p.radiance.rgb[0][0] == Approx(std::sqrt(4 * kPi) * c).epsilon(1e-13));
-        // Bands 1-3 vanish by the symmetry of both samplings to rounding; band 4 holds the
+        // Odd bands vanish to rounding by the point symmetry of both samplings (even W), and so
+        // does band 2 on the cube (octahedral symmetry). The other even bands hold the
         // sampling's own quadrature error, O(h^2), so E is checked to 1e-3 relative.
-        for (int k = 1; k < 16; ++k) CHECK(std::fabs(p.radiance.rgb[static_cast<size_t>(k)][0]) < 1e-12);
+        for (int k = 1; k < 16; ++k) {
+            const int l = sh_band(k);
+            if (l % 2 == 1 || (cube && l == 2)) CHECK(std::fabs(p.radiance.rgb[static_cast<size_t>(k)][0]) < 1e-12);
+            else CHECK(std::fabs(p.radiance.rgb[static_cast<size_t>(k)][0]) < 1e-2 * p.radiance.rgb[0][0]);
+        }
         const ShCoefficients e = irradiance_from_radiance(p.radiance);
         for (const Vec3& n : fibonacci_sphere(50)) CHECK(eval_sh(e, n)[1] == Approx(kPi * c).epsilon(1e-3));
         CHECK(p.solid_angle_sum == Approx(4 * kPi).epsilon(1e-13));
