@@ -12,7 +12,8 @@ function(embed_shaders name)
     COMMAND ${CMAKE_COMMAND} -DOUT_DIR=${out_dir} "-DFILES=${abs_files}"
             -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/EmbedShadersScript.cmake
     DEPENDS ${abs_files} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/EmbedShadersScript.cmake
-    COMMENT "Embedding shaders")
+    COMMENT "Embedding shaders"
+    VERBATIM)  # keeps the ;-list in -DFILES one shell word
   set(${name}_SOURCES ${out_dir}/embedded_shaders.cpp PARENT_SCOPE)
   set(${name}_INCLUDE_DIR ${out_dir} PARENT_SCOPE)
 endfunction()

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <memory>
 
 #include "gl_context.h"
@@ -30,7 +31,13 @@ public:
     CubeMap render_irradiance_cube(const ShCoefficients& irradiance, int size);
     Image render_irradiance_equirect(const ShCoefficients& irradiance, int width, int height);
 
+    // Timings of the last project() (upload/project/reduce) and of the last irradiance map.
     const GpuTimings& last_timings() const;
+
+    // Rounding depth of project()'s float summation for `texel_count` texels: the most
+    // roundings on any term's path (sequential adds per invocation + tree levels), so that
+    // |result - exact sum of the float terms| <= depth * 2^-24 * sum |terms| to first order.
+    static int summation_depth(std::size_t texel_count);
 
 private:
     struct Impl;
