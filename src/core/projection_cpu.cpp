@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <thread>
 
@@ -21,32 +22,62 @@ struct TexelRows {
     int row_length() const { return env.is_cube() ? env.cube.size : env.equirect.width; }
 };
 
-// Adds the weighted contributions of one row into acc: acc[3k + c] for coefficient k and
-// channel c, then acc[3 * count] for the solid-angle sum.
-void accumulate_row(const Environment& env, int order, int global_row, double* acc) {
+// Adds one texel's weighted contribution: acc[3k + c] for coefficient k and channel c, then
+// acc[3 * count] for the solid-angle sum.
+inline void accumulate_texel(int order, const float* texel, double x, double y, double z, double omega, double* acc) {
+    double basis[kMaxShCount];
+    eval_sh_basis<double>(order, x, y, z, basis);
     const int count = sh_count(order);
-    double y[kMaxShCount];
-    auto add = [&](const float* texel, const Vec3& d, double omega) {
-        eval_sh_basis(order, d, y);
-        const double r = texel[0] * omega, g = texel[1] * omega, b = texel[2] * omega;
-        for (int k = 0; k < count; ++k) {
-            acc[3 * k + 0] += r * y[k];
-            acc[3 * k + 1] += g * y[k];
-            acc[3 * k + 2] += b * y[k];
-        }
-        acc[3 * count] += omega;
-    };
-    if (env.is_cube()) {
-        const int n = env.cube.size;
-        const int face = global_row / n, row = global_row % n;
-        const Image& img = env.cube.faces[static_cast<size_t>(face)];
-        for (int col = 0; col < n; ++col)
-            add(img.at(row, col), cube_texel_direction(face, row, col, n), cube_texel_solid_angle(row, col, n));
-    } else {
-        const Image& img = env.equirect;
-        const double omega = equirect_row_solid_angle(global_row, img.width, img.height);
-        for (int col = 0; col < img.width; ++col)
-            add(img.at(global_row, col), equirect_texel_direction(global_row, col, img.width, img.height), omega);
+    const double r = texel[0] * omega, g = texel[1] * omega, b = texel[2] * omega;
+    for (int k = 0; k < count; ++k) {
+        acc[3 * k + 0] += r * basis[k];
+        acc[3 * k + 1] += g * basis[k];
+        acc[3 * k + 2] += b * basis[k];
+    }
+    acc[3 * count] += omega;
+}
+
+// One row of a cube face. Same values as cube_texel_direction and cube_texel_solid_angle,
+// computed with the corner radii shared between neighbouring texels, and the texel's two
+// triangles joined into one atan2 (tan addition; each half-angle is below pi/3).
+void accumulate_cube_row(const Environment& env, int order, int global_row, double* acc) {
+    const int n = env.cube.size;
+    const int face = global_row / n, row = global_row % n;
+    const Image& img = env.cube.faces[static_cast<size_t>(face)];
+    const double h = 2.0 / n, area = h * h;
+    const double t0 = row * h - 1, t1 = (row + 1) * h - 1, tc = (row + 0.5) * h - 1;
+    double s0 = -1;
+    double r00 = std::sqrt(1 + s0 * s0 + t0 * t0), r01 = std::sqrt(1 + s0 * s0 + t1 * t1);
+    for (int col = 0; col < n; ++col) {
+        const double s1 = (col + 1) * h - 1;
+        const double r10 = std::sqrt(1 + s1 * s1 + t0 * t0), r11 = std::sqrt(1 + s1 * s1 + t1 * t1);
+        // Triangles (00, 10, 11) and (00, 11, 01) of points (s, t, 1): tan(Omega_i / 2) = area / q_i.
+        const double d00_10 = s0 * s1 + t0 * t0 + 1, d10_11 = s1 * s1 + t0 * t1 + 1, d11_00 = s1 * s0 + t1 * t0 + 1;
+        const double d11_01 = s1 * s0 + t1 * t1 + 1, d01_00 = s0 * s0 + t1 * t0 + 1;
+        const double q1 = r00 * r10 * r11 + d00_10 * r11 + d10_11 * r00 + d11_00 * r10;
+        const double q2 = r00 * r11 * r01 + d11_00 * r01 + d11_01 * r00 + d01_00 * r11;
+        const double omega = 2.0 * std::atan2(area * (q1 + q2), q1 * q2 - area * area);
+
+        const double sc = s0 + 0.5 * h;
+        const Vec3 d = cube_face_direction(face, sc, tc);
+        const double inv = 1.0 / std::sqrt(1 + sc * sc + tc * tc);
+        accumulate_texel(order, img.at(row, col), d.x * inv, d.y * inv, d.z * inv, omega, acc);
+        s0 = s1;
+        r00 = r10;
+        r01 = r11;
+    }
+}
+
+// One equirect row; cos/sin of each column's azimuth come from a table shared by all rows.
+void accumulate_equirect_row(const Environment& env, const std::vector<double>& cos_sin_phi, int order, int row,
+                             double* acc) {
+    const Image& img = env.equirect;
+    const double omega = equirect_row_solid_angle(row, img.width, img.height);
+    const Vec3 meridian = equirect_direction(0.5, (row + 0.5) / img.height);  // phi = 0: (sin t, cos t, 0)
+    const double sin_theta = meridian.x, cos_theta = meridian.y;
+    for (int col = 0; col < img.width; ++col) {
+        const double cp = cos_sin_phi[2 * static_cast<size_t>(col)], sp = cos_sin_phi[2 * static_cast<size_t>(col) + 1];
+        accumulate_texel(order, img.at(row, col), sin_theta * cp, cos_theta, sin_theta * sp, omega, acc);
     }
 }
 
@@ -77,11 +108,24 @@ Projection project_sh_cpu(const Environment& env, int order, int threads) {
     const int count = sh_count(order);
     const size_t stride = static_cast<size_t>(3 * count + 1);
 
+    std::vector<double> cos_sin_phi;
+    if (!env.is_cube()) {
+        const int w = env.equirect.width;
+        for (int col = 0; col < w; ++col) {
+            const Vec3 d = equirect_direction((col + 0.5) / w, 0.5);  // the equator: (cos phi, 0, sin phi)
+            cos_sin_phi.push_back(d.x);
+            cos_sin_phi.push_back(d.z);
+        }
+    }
+
     std::vector<double> partial(static_cast<size_t>(blocks) * stride, 0.0);
     parallel_for(blocks, resolve_threads(threads, blocks), [&](int b) {
         double* acc = &partial[static_cast<size_t>(b) * stride];
         const int end = std::min(row_count, (b + 1) * rows_per_block);
-        for (int r = b * rows_per_block; r < end; ++r) accumulate_row(env, order, r, acc);
+        for (int r = b * rows_per_block; r < end; ++r) {
+            if (env.is_cube()) accumulate_cube_row(env, order, r, acc);
+            else accumulate_equirect_row(env, cos_sin_phi, order, r, acc);
+        }
     });
 
     // Pairwise combination in a fixed order: log2(blocks) levels of rounding.
