@@ -22,6 +22,8 @@
 #include <OpenEXR/ImfFrameBuffer.h>
 #include <OpenEXR/ImfHeader.h>
 #include <OpenEXR/ImfInputFile.h>
+#include <OpenEXR/ImfMultiPartInputFile.h>
+#include <OpenEXR/ImfTiledInputPart.h>
 #include <OpenEXR/ImfOutputFile.h>
 #include <OpenEXR/ImfRgbaFile.h>
 #include <OpenEXR/ImfStandardAttributes.h>
@@ -255,12 +257,18 @@ void init_openexr_threads() {
 // buffers from the data window), so that absurd sizes are refused before any allocation.
 Imath::Box2i read_exr_data_window(const std::string& path) {
     Imf::StdIFStream is(path.c_str());
-    char magic[4] = {};
-    is.read(magic, 4);
-    if (!Imf::isImfMagic(magic)) input_error(path, "not an OpenEXR file (bad magic number)");
-    is.seekg(0);
-    Imf::Header header;
+    char start[8] = {};  // magic number, then the little-endian version field
+    try {
+        is.read(start, 8);
+    } catch (const std::exception&) {
+        input_error(path, "not an OpenEXR file (too short)");
+    }
+    if (!Imf::isImfMagic(start)) input_error(path, "not an OpenEXR file (bad magic number)");
     int version = 0;
+    for (int i = 3; i >= 0; --i) version = (version << 8) | static_cast<unsigned char>(start[4 + i]);
+    if (Imf::getVersion(version) != Imf::EXR_VERSION)
+        input_error(path, "unsupported OpenEXR version " + std::to_string(Imf::getVersion(version)));
+    Imf::Header header;
     try {
         header.readFrom(is, version);
     } catch (const std::exception& e) {
@@ -268,6 +276,29 @@ Imath::Box2i read_exr_data_window(const std::string& path) {
     }
     if (Imf::isNonImage(version)) input_error(path, "deep OpenEXR data is not supported");
     return header.dataWindow();
+}
+
+// Reading level 0 of a multi-resolution tiled file never touches the other levels' tiles, so a file
+// cut inside them would load; it is still a truncated file, so read every tile's raw (compressed)
+// bytes once to be sure they are all there. Tiled multi-level files only; costs one read, no decode.
+void check_all_tiles_present(const std::string& path) {
+    Imf::MultiPartInputFile multi(path.c_str(), Imf::globalThreadCount());
+    Imf::TiledInputPart part(multi, 0);
+    const bool ripmap = part.levelMode() == Imf::RIPMAP_LEVELS;
+    try {
+        for (int ly = 0; ly < part.numYLevels(); ++ly)
+            for (int lx = 0; lx < part.numXLevels(); ++lx) {
+                if (!ripmap && lx != ly) continue;
+                for (int ty = 0; ty < part.numYTiles(ly); ++ty)
+                    for (int tx = 0; tx < part.numXTiles(lx); ++tx) {
+                        int dx = tx, dy = ty, lvx = lx, lvy = ly, size = 0;
+                        const char* data = nullptr;
+                        part.rawTileData(dx, dy, lvx, lvy, data, size);
+                    }
+            }
+    } catch (const std::exception& e) {
+        input_error(path, std::string("truncated or damaged file (in its lower-resolution levels): ") + e.what());
+    }
 }
 
 LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels) {
@@ -290,6 +321,8 @@ LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels) {
     const Imf::Header& header = file.header();
     if (header.dataWindow() != dw) input_error(path, "inconsistent header");
     if (!file.isComplete()) input_error(path, "truncated or incomplete file (some pixel data is missing)");
+    if (header.hasTileDescription() && header.tileDescription().mode != Imf::ONE_LEVEL)
+        check_all_tiles_present(path);
 
     const Imf::ChannelList& channels = header.channels();
     const bool has_r = channels.findChannel("R"), has_g = channels.findChannel("G"),
@@ -349,7 +382,7 @@ LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels) {
 LoadedImage load_image(const std::string& path, std::uint64_t max_pixels) {
     const std::string ext = lower_extension(path);
     if (ext != ".hdr" && ext != ".exr")
-        input_error(path, (ext.empty() ? std::string("unsupported file type (no extension)")
+        input_error(path, (ext.empty() ? std::string("unsupported file type: no extension")
                                        : "unsupported file type '" + ext + "'") +
                               " (expected .hdr or .exr)");
     check_regular_file(path);
