@@ -66,16 +66,20 @@ vec3 cube_texel_direction(uint face, uint row, uint col, uint n) {
     return d * inversesqrt(dot(d, d));
 }
 
-// atan(num / den) for num >= 0. Texel triangles give small ratios: there the odd series is
-// exact to float precision (first dropped term r^11/11 < 1e-11 r for r < 0.1), whereas GLSL
-// leaves the built-in's precision undefined. Only faces of a few texels reach the built-in.
+// atan(num / den) for num >= 0, den > 0 (a texel triangle's half solid angle is < pi/2).
+// GLSL leaves the built-in atan's precision undefined (llvmpipe's is off by ~1e-5 relative),
+// so: halve the angle with atan(y/x) = 2 atan(y / (x + sqrt(x^2 + y^2))) (no cancellation for
+// x > 0) until the ratio is below 0.1, then the odd series, exact to float precision there
+// (first dropped term r^11/11 < 1e-11 r). Texels of faces above a few texels skip the halving.
 float atan_ratio(float num, float den) {
-    if (den > 0.0 && num < 0.1 * den) {
-        float r = num / den;
-        float r2 = r * r;
-        return r * (1.0 - r2 * (1.0 / 3.0 - r2 * (1.0 / 5.0 - r2 * (1.0 / 7.0 - r2 * (1.0 / 9.0)))));
+    float scale = 1.0;
+    for (int i = 0; i < 4 && num >= 0.1 * den; ++i) {  // 4 halvings bring pi/2 to pi/32
+        den += sqrt(den * den + num * num);
+        scale *= 2.0;
     }
-    return atan(num, den);
+    float r = num / den;
+    float r2 = r * r;
+    return scale * r * (1.0 - r2 * (1.0 / 3.0 - r2 * (1.0 / 5.0 - r2 * (1.0 / 7.0 - r2 * (1.0 / 9.0)))));
 }
 
 // Solid angle of the spherical triangle through the unnormalised corners a, b, c (z = 1) with

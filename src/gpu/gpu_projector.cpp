@@ -132,32 +132,37 @@ struct GlBuffer {
     void bind(GLuint binding) const { glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id); }
 };
 
-// GL_TIME_ELAPSED queries for one stage, summed (a stage may be several tiles or passes).
+// GPU time of one stage (several tiles or passes, summed) from pairs of GL_TIMESTAMP queries.
+// Not GL_TIME_ELAPSED: Mesa's llvmpipe runs compute dispatches outside its elapsed-time queries
+// (they read ~0), while timestamps taken before and after a dispatch bracket it on llvmpipe and
+// on hardware alike.
 class StageTimer {
 public:
     ~StageTimer() {
         if (!queries_.empty()) glDeleteQueries(static_cast<GLsizei>(queries_.size()), queries_.data());
     }
     void reset() { used_ = 0; }
-    void begin() {
-        if (used_ == queries_.size()) {
-            queries_.push_back(0);
-            glGenQueries(1, &queries_.back());
-        }
-        glBeginQuery(GL_TIME_ELAPSED, queries_[used_++]);
-    }
-    void end() { glEndQuery(GL_TIME_ELAPSED); }
+    void begin() { glQueryCounter(next(), GL_TIMESTAMP); }
+    void end() { glQueryCounter(next(), GL_TIMESTAMP); }
     double total_ms() const {  // waits for the GPU
         GLuint64 total_ns = 0;
-        for (std::size_t i = 0; i < used_; ++i) {
-            GLuint64 ns = 0;
-            glGetQueryObjectui64v(queries_[i], GL_QUERY_RESULT, &ns);
-            total_ns += ns;
+        for (std::size_t i = 0; i + 1 < used_; i += 2) {
+            GLuint64 start = 0, stop = 0;
+            glGetQueryObjectui64v(queries_[i], GL_QUERY_RESULT, &start);
+            glGetQueryObjectui64v(queries_[i + 1], GL_QUERY_RESULT, &stop);
+            total_ns += stop > start ? stop - start : 0;
         }
         return static_cast<double>(total_ns) * 1e-6;
     }
 
 private:
+    GLuint next() {
+        if (used_ == queries_.size()) {
+            queries_.push_back(0);
+            glGenQueries(1, &queries_.back());
+        }
+        return queries_[used_++];
+    }
     std::vector<GLuint> queries_;
     std::size_t used_ = 0;
 };
@@ -197,6 +202,7 @@ struct GpuProjector::Impl {
     GlBuffer texels, partials_a, partials_b, row_table, column_table, coefficients, map_output;
     StageTimer upload_timer, project_timer, reduce_timer, irradiance_timer;
     GpuTimings timings;
+    std::size_t max_tile_texels = 0;  // test cap, 0 = none
 
     ~Impl() {
         for (auto& entry : programs) glDeleteProgram(entry.second);
@@ -307,6 +313,8 @@ GpuProjector::~GpuProjector() = default;
 
 const GpuTimings& GpuProjector::last_timings() const { return impl_->timings; }
 
+void GpuProjector::set_max_tile_texels(std::size_t texels) { impl_->max_tile_texels = texels; }
+
 int GpuProjector::summation_depth(std::size_t texel_count) {
     int depth = static_cast<int>(std::min<std::size_t>(kTexelsPerThread, std::max<std::size_t>(texel_count, 1)));
     depth += kProjectGroupLog2;
@@ -335,8 +343,10 @@ Projection GpuProjector::project(const Environment& env, int order) {
 
     // Tiles: whole work groups, each small enough for one storage block and one dispatch.
     // Tile boundaries fall on work-group boundaries, so tiling never changes the sums.
-    const std::size_t groups_per_tile =
+    std::size_t groups_per_tile =
         std::min(m.limits.max_block_bytes / (kTexelsPerGroup * kBytesPerTexel), m.limits.max_groups_x);
+    if (m.max_tile_texels > 0)
+        groups_per_tile = std::max<std::size_t>(1, std::min(groups_per_tile, m.max_tile_texels / kTexelsPerGroup));
     const std::size_t tile_texels = groups_per_tile * kTexelsPerGroup;
     const std::size_t total_groups = ceil_div(texel_count, kTexelsPerGroup);
     const std::size_t partial_bytes = count * 16;
@@ -492,8 +502,9 @@ void GpuProjector::Impl::render_map(const ShCoefficients& irradiance, bool cube,
     check_gl("uploading the irradiance coefficients");
 
     // Tiles bounded by the storage block size and the work-group count.
-    const std::size_t tile_texels = std::min(m.limits.max_block_bytes / kBytesPerTexel,
-                                             m.limits.max_groups_x * kMapGroupSize);
+    std::size_t tile_texels = std::min(m.limits.max_block_bytes / kBytesPerTexel,
+                                       m.limits.max_groups_x * kMapGroupSize);
+    if (m.max_tile_texels > 0) tile_texels = std::max<std::size_t>(1, std::min(tile_texels, m.max_tile_texels));
     glUseProgram(program);
     m.set_uniform(program, "u_size", static_cast<std::size_t>(width));
     m.irradiance_timer.reset();

@@ -39,6 +39,10 @@ public:
     // |result - exact sum of the float terms| <= depth * 2^-24 * sum |terms| to first order.
     static int summation_depth(std::size_t texel_count);
 
+    // Caps the texels per upload tile (rounded down to whole work groups, at least one; 0: the
+    // GPU's limits alone). Lets tests run the tiled path on GPUs whose limits never force it.
+    void set_max_tile_texels(std::size_t texels);
+
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
