@@ -222,3 +222,15 @@ TEST_CASE("cli: faces given as six files or a {face} pattern equal the same cube
     CHECK(a == c);
     CHECK(read_json(dir + "/c.json").at("input").at("layout") == "vcross");
 }
+
+TEST_CASE("cli: outputs are overwritten by default, --no-clobber refuses and keeps the old file", "[cli][errors]") {
+    const std::string dir = scratch("cli_clobber");
+    std::ofstream(dir + "/out.json") << "old";
+    CliResult r = run_cli(kSample + " -o " + dir + "/out.json --device cpu --no-clobber");
+    CHECK(r.exit_code == kExitOutput);
+    check_one_error_line(r, dir + "/out.json");
+    CHECK(slurp(dir + "/out.json") == "old");
+    r = run_cli(kSample + " -o " + dir + "/out.json --device cpu");
+    CHECK(r.exit_code == 0);
+    CHECK(read_json(dir + "/out.json").at("order") == 3);
+}

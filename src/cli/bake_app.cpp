@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -40,6 +41,7 @@ struct Options {
     std::string gl = "auto";
     bool compare = false;
     double tolerance = 1e-5;
+    bool no_clobber = false;
     bool clamp_negative = false;
     bool replace_nonfinite = false;
     std::uint64_t max_pixels = kDefaultMaxPixels;
@@ -181,6 +183,11 @@ Image render_map(const Options& o, const ShCoefficients& e, GpuProjector* gpu) {
 }
 
 int run(const Options& o) {
+    // Checked before any work, so a refused run costs nothing and writes nothing.
+    if (o.no_clobber)
+        for (const std::string& out : o.outputs)
+            if (std::ifstream(out).good()) throw OutputError(out + ": exists (--no-clobber)");
+
     BakeRecord record;
     Environment env = load_input(o, record);
 
@@ -270,6 +277,7 @@ int run_bake_app(int argc, char** argv) {
     app.add_option("--tolerance", o.tolerance, "Largest relative difference --compare accepts")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
+    app.add_flag("--no-clobber", o.no_clobber, "Refuse to overwrite an existing output (default: overwrite)");
     app.add_flag("--clamp-negative", o.clamp_negative, "Set negative texel values to 0 before projecting");
     app.add_flag("--replace-nonfinite", o.replace_nonfinite, "Set NaN/Inf texel values to 0 instead of failing");
     app.add_option("--max-pixels", o.max_pixels, "Refuse images with more pixels than this (checked from the header)")
