@@ -125,7 +125,7 @@ ErrorBound error_bound(const Environment& env, int order) {
             for (int k = 0; k < count; ++k) abs_terms[static_cast<size_t>(k)][c] += w * std::fabs(y[k]);
         }
     });
-    const double depth = GpuProjector::summation_depth(env.texel_count());
+    const double depth = GpuProjector::summation_depth(env.texel_count(), env.is_cube());
     ErrorBound b;
     for (int k = 0; k < count; ++k) {
         Rgb total{}, sum_only{};
@@ -161,7 +161,7 @@ Check check_against_cpu(GpuProjector& gpu, const Environment& env, int order) {
         }
     CHECK(cmp.max_rel_diff <= 1e-5);
     CHECK(out.max_bound_ratio <= 1.0);
-    CHECK(g.solid_angle_sum == Approx(4 * kPi).epsilon(4 * GpuProjector::summation_depth(env.texel_count()) * kUnitRoundoff));
+    CHECK(g.solid_angle_sum == Approx(4 * kPi).epsilon(4 * GpuProjector::summation_depth(env.texel_count(), env.is_cube()) * kUnitRoundoff));
     CHECK(c.solid_angle_sum == Approx(4 * kPi).epsilon(1e-12));
     return out;
 }
@@ -208,9 +208,9 @@ TEST_CASE("GPU context: GLFW hidden window (run under xvfb-run)", "[gpu][glfw]")
 TEST_CASE("GPU projection: cube faces of odd, tiny and work-group-straddling sizes", "[gpu]") {
     auto gpu = open_gpu();
     if (!gpu) return;
-    // 26 and 27: 6n^2 just under and over one 4096-texel work group; 65 and 101: several
-    // partial groups; 420: 259 groups, so two reduction passes.
-    for (int n : {1, 2, 3, 7, 26, 27, 33, 65, 101, 420})
+    // A cube work group takes 1024 positions (n^2) on all faces: 32 fills one, 33 spills into a
+    // second; 65 and 101 leave partial groups; 520 gives 265 groups, so two reduction passes.
+    for (int n : {1, 2, 3, 7, 31, 32, 33, 65, 101, 520})
         for (int order : {3, 5}) {
             INFO("face size " << n << ", order " << order);
             check_against_cpu(*gpu->projector, random_cube(n, static_cast<unsigned>(n)), order);
@@ -355,7 +355,7 @@ TEST_CASE("GPU projection: 6 x 1024^2 cube, orders 3 and 5, within 1e-5 and the 
         std::printf("6x1024^2 order %d on %s: max rel diff %.3e, max |diff|/bound %.3f, depth %d; "
                     "upload %.2f ms, project %.2f ms, reduce %.3f ms in %d passes; test %.1f s\n",
                     order, gpu->context->info().renderer.c_str(), r.max_rel, r.max_bound_ratio,
-                    GpuProjector::summation_depth(env.texel_count()), t.upload_ms, t.project_ms, t.reduce_ms,
+                    GpuProjector::summation_depth(env.texel_count(), env.is_cube()), t.upload_ms, t.project_ms, t.reduce_ms,
                     t.reduce_passes, seconds);
         CHECK(t.reduce_passes == 2);  // 1536 partials -> 6 -> 1
         CHECK(t.project_ms > 0);

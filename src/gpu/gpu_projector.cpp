@@ -29,6 +29,7 @@
 #include <glad/gl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -43,12 +44,21 @@
 namespace bake {
 namespace {
 
-// Pass 1: 256 invocations x 4 quads x 4 texels = 4096 texels per work group.
+// Pass 1 (project_sh.comp): 256 invocations per work group, each taking position quads (4
+// texel positions) one after the other. A cube position quad covers 4 positions on all 6 faces
+// (24 texels), so one quad per invocation; an equirect quad is 4 texels, so 4 quads.
 constexpr GLuint kProjectGroupSize = 256;  // a power of two: the tree halves it
 constexpr GLuint kProjectGroupLog2 = 8;
-constexpr GLuint kQuadsPerThread = 4;
-constexpr GLuint kTexelsPerThread = 4 * kQuadsPerThread;
-constexpr GLuint kTexelsPerGroup = kProjectGroupSize * kTexelsPerThread;
+
+struct Pass1Shape {
+    GLuint faces;             // 6 for a cube (positions shared by the faces), 1 for equirect
+    GLuint quads_per_thread;  // position quads per invocation
+    std::size_t positions_per_group() const { return std::size_t{kProjectGroupSize} * quads_per_thread * 4; }
+    std::size_t texels_per_thread() const { return std::size_t{quads_per_thread} * 4 * faces; }
+};
+constexpr Pass1Shape kCubeShape{6, 1};
+constexpr Pass1Shape kEquirectShape{1, 4};
+
 // Reduction passes: 256 partials -> 1.
 constexpr GLuint kReduceGroupSize = 256;
 constexpr GLuint kReduceGroupLog2 = 8;
@@ -200,7 +210,7 @@ struct GpuProjector::Impl {
     Limits limits;
     std::map<std::string, GLuint> programs;  // by shader name + defines
     GlBuffer texels, partials_a, partials_b, row_table, column_table, coefficients, map_output;
-    StageTimer upload_timer, project_timer, reduce_timer, irradiance_timer;
+    StageTimer project_timer, reduce_timer, irradiance_timer;
     GpuTimings timings;
     std::size_t max_tile_texels = 0;  // test cap, 0 = none
 
@@ -303,7 +313,7 @@ GpuProjector::GpuProjector(const GlContext& /*context: must be current on this t
     l.max_invocations = static_cast<std::size_t>(std::max(invocations, 0));
     const std::size_t shared_needed = kReduceChunk * std::max(kProjectGroupSize, kReduceGroupSize) * 16;
     if (l.max_invocations < std::max(kProjectGroupSize, kReduceGroupSize) || l.max_shared_bytes < shared_needed ||
-        l.max_block_bytes < kTexelsPerGroup * kBytesPerTexel)
+        l.max_block_bytes < kCubeShape.positions_per_group() * kCubeShape.faces * kBytesPerTexel)
         throw GpuError("the GPU's compute limits are below OpenGL 4.3's minimums (work group " +
                        std::to_string(l.max_invocations) + " invocations, " +
                        std::to_string(l.max_shared_bytes) + " bytes shared memory)");
@@ -315,10 +325,12 @@ const GpuTimings& GpuProjector::last_timings() const { return impl_->timings; }
 
 void GpuProjector::set_max_tile_texels(std::size_t texels) { impl_->max_tile_texels = texels; }
 
-int GpuProjector::summation_depth(std::size_t texel_count) {
-    int depth = static_cast<int>(std::min<std::size_t>(kTexelsPerThread, std::max<std::size_t>(texel_count, 1)));
+int GpuProjector::summation_depth(std::size_t texel_count, bool cube) {
+    const Pass1Shape& shape = cube ? kCubeShape : kEquirectShape;
+    const std::size_t positions = texel_count / shape.faces;
+    int depth = static_cast<int>(std::min(shape.texels_per_thread(), std::max<std::size_t>(texel_count, 1)));
     depth += kProjectGroupLog2;
-    for (std::size_t n = ceil_div(texel_count, kTexelsPerGroup); n > 1; n = ceil_div(n, kReduceGroupSize))
+    for (std::size_t n = ceil_div(positions, shape.positions_per_group()); n > 1; n = ceil_div(n, kReduceGroupSize))
         depth += ceil_log2(std::min<std::size_t>(n, kReduceGroupSize));
     return depth;
 }
@@ -336,19 +348,23 @@ Projection GpuProjector::project(const Environment& env, int order) {
     m.timings.reduce_passes = 0;
     if (texel_count == 0) return result;
     const bool cube = env.is_cube();
+    const Pass1Shape& shape = cube ? kCubeShape : kEquirectShape;
     const std::size_t size = static_cast<std::size_t>(cube ? env.cube.size : env.equirect.width);
-    if (texel_count >= (std::size_t{1} << 32) - kTexelsPerGroup)
-        throw GpuError("the input has " + std::to_string(texel_count) +
-                       " texels; the GPU path indexes at most 2^32");
+    const std::size_t positions = texel_count / shape.faces;
+    const std::size_t group_positions = shape.positions_per_group();
+    if (positions >= (std::size_t{1} << 32) - group_positions)
+        throw GpuError("the input has " + std::to_string(positions) +
+                       " texels per face or image; the GPU path indexes at most 2^32");
 
-    // Tiles: whole work groups, each small enough for one storage block and one dispatch.
-    // Tile boundaries fall on work-group boundaries, so tiling never changes the sums.
-    std::size_t groups_per_tile =
-        std::min(m.limits.max_block_bytes / (kTexelsPerGroup * kBytesPerTexel), m.limits.max_groups_x);
+    // Tiles: ranges of positions in whole work groups, each small enough for one storage block
+    // and one dispatch. Tile boundaries fall on work-group boundaries: tiling never changes a sum.
+    std::size_t groups_per_tile = std::min(
+        m.limits.max_block_bytes / (group_positions * shape.faces * kBytesPerTexel), m.limits.max_groups_x);
     if (m.max_tile_texels > 0)
-        groups_per_tile = std::max<std::size_t>(1, std::min(groups_per_tile, m.max_tile_texels / kTexelsPerGroup));
-    const std::size_t tile_texels = groups_per_tile * kTexelsPerGroup;
-    const std::size_t total_groups = ceil_div(texel_count, kTexelsPerGroup);
+        groups_per_tile = std::min(groups_per_tile, m.max_tile_texels / (group_positions * shape.faces));
+    groups_per_tile = std::max<std::size_t>(groups_per_tile, 1);
+    const std::size_t tile_positions = groups_per_tile * group_positions;
+    const std::size_t total_groups = ceil_div(positions, group_positions);
     const std::size_t partial_bytes = count * 16;
     m.check_block(total_groups * partial_bytes, "the partial sums of pass 1");
     if (ceil_div(total_groups, kReduceGroupSize) > m.limits.max_groups_x)
@@ -361,13 +377,12 @@ Projection GpuProjector::project(const Environment& env, int order) {
     const GLuint project_program = m.program(
         "project_sh.comp", defines + "#define WG_SIZE " + std::to_string(kProjectGroupSize) +
                                "\n#define WG_LOG2 " + std::to_string(kProjectGroupLog2) +
-                               "\n#define QUADS_PER_THREAD " + std::to_string(kQuadsPerThread) +
+                               "\n#define QUADS_PER_THREAD " + std::to_string(shape.quads_per_thread) +
                                "\n#define CUBE_LAYOUT " + (cube ? "1" : "0") + "\n");
     const GLuint reduce_program = m.program(
         "reduce_partials.comp", defines + "#define WG_SIZE " + std::to_string(kReduceGroupSize) +
                                     "\n#define WG_LOG2 " + std::to_string(kReduceGroupLog2) + "\n");
 
-    m.upload_timer.reset();
     m.project_timer.reset();
     m.reduce_timer.reset();
     if (!cube) m.upload_equirect_tables(env.equirect.width, env.equirect.height);
@@ -378,38 +393,35 @@ Projection GpuProjector::project(const Environment& env, int order) {
     glUseProgram(project_program);
     m.set_uniform(project_program, "u_size", size);
     std::size_t first_group = 0;
-    for (std::size_t first = 0; first < texel_count; first += tile_texels) {
-        const std::size_t tile_count = std::min(tile_texels, texel_count - first);
-        const std::size_t padded = ceil_div(tile_count, 4) * 4;  // whole quads
-        m.upload_timer.begin();
-        m.texels.allocate(padded * kBytesPerTexel);
-        // Copy [first, first + tile_count) from the image(s): one span, or one per cube face.
-        auto upload_span = [&](std::size_t global_first, std::size_t n, const float* src) {
-            glBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>((global_first - first) * kBytesPerTexel),
-                            static_cast<GLsizeiptr>(n * kBytesPerTexel), src);
-        };
-        if (cube) {
-            const std::size_t face_texels = size * size;
-            for (std::size_t f = 0; f < 6; ++f) {
-                const std::size_t lo = std::max(first, f * face_texels);
-                const std::size_t hi = std::min(first + tile_count, (f + 1) * face_texels);
-                if (lo < hi) upload_span(lo, hi - lo, env.cube.faces[f].rgb.data() + 3 * (lo - f * face_texels));
-            }
-        } else {
-            upload_span(first, tile_count, env.equirect.rgb.data() + 3 * first);
+    double upload_ms = 0;
+    for (std::size_t first = 0; first < positions; first += tile_positions) {
+        const std::size_t tile_count = std::min(tile_positions, positions - first);
+        const std::size_t stride_quads = ceil_div(tile_count, 4);  // each face padded to whole quads
+        const std::size_t face_bytes = stride_quads * 4 * kBytesPerTexel;
+        // Wall-clock up to glFinish: drivers may copy asynchronously (DMA), which GPU timestamps
+        // around glBufferSubData do not bracket, and a dispatch would otherwise absorb the copy.
+        const auto upload_start = std::chrono::steady_clock::now();
+        m.texels.allocate(shape.faces * face_bytes);
+        const float zeros[12] = {};
+        for (std::size_t f = 0; f < shape.faces; ++f) {
+            const float* src = cube ? env.cube.faces[f].rgb.data() : env.equirect.rgb.data();
+            const auto offset = static_cast<GLintptr>(f * face_bytes);
+            glBufferSubData(GL_SHADER_STORAGE_BUFFER, offset, static_cast<GLsizeiptr>(tile_count * kBytesPerTexel),
+                            src + 3 * first);
+            if (stride_quads * 4 > tile_count)
+                glBufferSubData(GL_SHADER_STORAGE_BUFFER, offset + static_cast<GLintptr>(tile_count * kBytesPerTexel),
+                                static_cast<GLsizeiptr>((stride_quads * 4 - tile_count) * kBytesPerTexel), zeros);
         }
-        if (padded > tile_count) {
-            const float zeros[12] = {};
-            upload_span(first + tile_count, padded - tile_count, zeros);
-        }
-        m.upload_timer.end();
+        glFinish();
+        upload_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - upload_start).count();
         check_gl("uploading texels");
 
-        const std::size_t groups = ceil_div(tile_count, kTexelsPerGroup);
+        const std::size_t groups = ceil_div(tile_count, group_positions);
         m.texels.bind(0);
         m.partials_a.bind(1);
-        m.set_uniform(project_program, "u_first_texel", first);
-        m.set_uniform(project_program, "u_texel_count", tile_count);
+        m.set_uniform(project_program, "u_first", first);
+        m.set_uniform(project_program, "u_count", tile_count);
+        m.set_uniform(project_program, "u_face_stride_quads", stride_quads);
         m.set_uniform(project_program, "u_first_partial", first_group);
         m.project_timer.begin();
         glDispatchCompute(static_cast<GLuint>(groups), 1, 1);
@@ -451,7 +463,7 @@ Projection GpuProjector::project(const Environment& env, int order) {
     for (std::size_t k = 0; k < count; ++k)
         for (std::size_t c = 0; c < 3; ++c) result.radiance.rgb[k][c] = sum[4 * k + c];
     result.solid_angle_sum = sum[3];
-    m.timings.upload_ms = m.upload_timer.total_ms();
+    m.timings.upload_ms = upload_ms;
     m.timings.project_ms = m.project_timer.total_ms();
     m.timings.reduce_ms = m.reduce_timer.total_ms();
     return result;

@@ -9,7 +9,7 @@ namespace bake {
 
 // Stage times of the last GPU operation, from GL timer queries (milliseconds).
 struct GpuTimings {
-    double upload_ms = 0;
+    double upload_ms = 0;    // wall-clock of the texel upload, finished (glFinish)
     double project_ms = 0;   // first pass: texels -> per-work-group partials
     double reduce_ms = 0;    // all later passes: partials -> one
     int reduce_passes = 0;
@@ -34,10 +34,11 @@ public:
     // Timings of the last project() (upload/project/reduce) and of the last irradiance map.
     const GpuTimings& last_timings() const;
 
-    // Rounding depth of project()'s float summation for `texel_count` texels: the most
-    // roundings on any term's path (sequential adds per invocation + tree levels), so that
-    // |result - exact sum of the float terms| <= depth * 2^-24 * sum |terms| to first order.
-    static int summation_depth(std::size_t texel_count);
+    // Rounding depth of project()'s float summation for an input of `texel_count` texels (cube
+    // or equirect): the most roundings on any term's path (sequential adds per invocation + tree
+    // levels), so |result - exact sum of the float terms| <= depth * 2^-24 * sum |terms| to
+    // first order.
+    static int summation_depth(std::size_t texel_count, bool cube);
 
     // Caps the texels per upload tile (rounded down to whole work groups, at least one; 0: the
     // GPU's limits alone). Lets tests run the tiled path on GPUs whose limits never force it.
