@@ -717,6 +717,25 @@ TEST_CASE("image_io: truncated .hdr files are rejected at every cut point", "[im
         }
         CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
     }
+
+    // A 16x2 file stored flat (no RLE; legal, and the other path through stb's decoder): every
+    // pixel is RGBE (128, 64, 32, 129) = (1, 0.5, 0.25) since value = byte * 2^(exponent - 136).
+    std::string flat = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X 16\n";
+    const std::size_t flat_header = flat.size();
+    for (int i = 0; i < 32; ++i) flat += std::string("\x80\x40\x20\x81", 4);
+    write_text(dir + "/flat.hdr", flat);
+    const Image img = load_image(dir + "/flat.hdr").image;
+    REQUIRE(img.width == 16);
+    for (std::size_t i = 0; i < img.pixel_count(); ++i) {
+        REQUIRE(img.rgb[3 * i] == 1.0f);
+        REQUIRE(img.rgb[3 * i + 1] == 0.5f);
+        REQUIRE(img.rgb[3 * i + 2] == 0.25f);
+    }
+    for (std::size_t cut = flat_header; cut < flat.size(); cut += 3) {
+        INFO("flat 16x2 cut at " << cut << " of " << flat.size());
+        write_text(dir + "/cut.hdr", flat.substr(0, cut));
+        CHECK(contains(require_input_error(dir + "/cut.hdr"), "truncated"));
+    }
 }
 
 TEST_CASE("image_io: truncated .exr files are rejected at every cut point", "[image_io]") {
