@@ -295,7 +295,7 @@ TEST_CASE("GPU projection: solid angles sum to 4 pi", "[gpu]") {
     }
 }
 
-TEST_CASE("GPU projection: deterministic, and tiling does not change a bit", "[gpu]") {
+TEST_CASE("GPU projection: deterministic; tiling and resident uploads do not change a bit", "[gpu]") {
     auto gpu = open_gpu();
     if (!gpu) return;
     for (bool cube : {true, false}) {
@@ -311,6 +311,13 @@ TEST_CASE("GPU projection: deterministic, and tiling does not change a bit", "[g
                 CHECK(a.radiance.rgb[static_cast<size_t>(k)][ch] == tiled.radiance.rgb[static_cast<size_t>(k)][ch]);
             }
         CHECK(a.solid_angle_sum == tiled.solid_angle_sum);
+        // One upload, several orders: the same bits as project().
+        gpu->projector->upload(env);
+        const Projection resident5 = gpu->projector->project_resident(5);
+        const Projection resident3 = gpu->projector->project_resident(3);
+        const Projection direct3 = gpu->projector->project(env, 3);
+        for (int k = 0; k < 25; ++k) CHECK(resident5.radiance.rgb[static_cast<size_t>(k)] == a.radiance.rgb[static_cast<size_t>(k)]);
+        for (int k = 0; k < 9; ++k) CHECK(resident3.radiance.rgb[static_cast<size_t>(k)] == direct3.radiance.rgb[static_cast<size_t>(k)]);
     }
 }
 

@@ -1,24 +1,26 @@
 // SH projection and irradiance maps with OpenGL 4.3 compute shaders (shaders/*.comp).
 //
-// Projection: the source texels are uploaded once as packed RGB float32 (split into tiles
-// when one buffer would exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE or the work-group count
-// limit). Pass 1 (project_sh.comp) turns each work group's 4096 texels into one partial
-// (SH_COUNT vec4: rgb sums and, in coefficient 0's w, the solid-angle sum); reduction passes
-// (reduce_partials.comp) then sum 256 partials into one until a single partial is left, and only
-// that one is read back. No atomics: the summation order is fixed by the input's size, so results
-// are bit-for-bit repeatable on a given GPU and driver.
+// Projection: upload() copies the source texels once as packed RGB float32 (split into tiles
+// when one buffer would exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE or the work-group count limit).
+// Pass 1 (project_sh.comp) turns each work group's texels (1024 positions x 6 faces for a cube,
+// 4096 texels for equirect) into one partial (SH_COUNT vec4: rgb sums and, in coefficient 0's w,
+// the solid-angle sum); reduction passes (reduce_partials.comp) then sum 256 partials into one
+// until a single partial is left, and only that one is read back. No atomics: the summation
+// order is fixed by the input's size, so results are bit-for-bit repeatable on a given GPU and
+// driver, with or without tiling.
 //
 // Rounding (u = 2^-24): every output value is a float sum of per-texel terms L * Y_k * Omega.
-// Each invocation adds its 16 texels sequentially (at most 16 roundings on any term's path),
-// then binary trees add: 8 levels in pass 1's work group and ceil(log2(min(n, 256))) in a
-// reduction pass over n partials. So, to first order,
-//     |sum_gpu - sum of the float terms| <= summation_depth(texels) * u * sum |terms|,
-// with summation_depth = 16 + 8 + the reduction levels (35 for 6 x 1024^2 texels, 37 for
-// 6 x 2048^2). For non-negative radiance, sum_t |L Y_k Omega| <= max|Y_k| sum_t L Omega
+// Each invocation adds its texels sequentially (24 for a cube, 16 for equirect), then binary
+// trees add: 8 levels in pass 1's work group and ceil(log2(min(n, 256))) in a reduction pass
+// over n partials. So, to first order,
+//     |sum_gpu - sum of the float terms| <= summation_depth * u * sum |terms|,
+// summation_depth = 24 + 8 + the reduction levels: 42 for 6 x 1024^2 texels, 44 for
+// 6 x 2048^2. For non-negative radiance, sum_t |L Y_k Omega| <= max|Y_k| sum_t L Omega
 // = sqrt(2l+1) |L_00| <= 3 x the channel's coefficient-vector norm, so this part stays below
-// 3 * 37 * u = 6.6e-6 of the norm (the --compare measure). The terms themselves carry a few ulps from the
-// direction, the solid angle and the basis polynomial; those errors are independent from
-// texel to texel and largely average out (measured totals are reported by the tests).
+// 3 * 44 * u = 7.9e-6 of the norm (the --compare measure). The terms themselves carry a few
+// ulps from the direction, the solid angle and the basis polynomial; those errors are
+// independent from texel to texel and largely average out. tests/test_gpu.cpp checks measured
+// differences against the full bound (summation plus term evaluation): they use 2-4% of it.
 //
 // Test hook: BAKE_TEST_FAULT=shader-compile makes every shader fail to compile (a real driver
 // compile error with its info log); BAKE_TEST_FAULT=dispatch issues an invalid dispatch after
@@ -209,7 +211,23 @@ void fill_equirect_tables(int width, int height, std::vector<float>* rows, std::
 struct GpuProjector::Impl {
     Limits limits;
     std::map<std::string, GLuint> programs;  // by shader name + defines
-    GlBuffer texels, partials_a, partials_b, row_table, column_table, coefficients, map_output;
+    // The uploaded input (upload()), in tiles; pass 1 reads it, project_resident() reuses it.
+    struct Tile {
+        std::size_t first = 0, count = 0;  // texel positions [first, first + count)
+        std::size_t stride_quads = 0;      // quads per face in the buffer
+        std::size_t groups = 0;            // pass-1 work groups
+        std::unique_ptr<GlBuffer> texels;
+    };
+    struct Resident {
+        bool valid = false;
+        bool cube = false;
+        std::size_t size = 0;        // cube face size or equirect width
+        std::size_t positions = 0;   // texels per face (cube) or per image
+        std::size_t total_groups = 0;
+        std::vector<Tile> tiles;
+    } resident;
+    GlBuffer partials_a, partials_b, row_table, column_table;
+    GlBuffer coefficients, map_output, map_row_table, map_column_table;
     StageTimer project_timer, reduce_timer, irradiance_timer;
     GpuTimings timings;
     std::size_t max_tile_texels = 0;  // test cap, 0 = none
@@ -222,7 +240,7 @@ struct GpuProjector::Impl {
     void set_uniform(GLuint program, const char* name, std::size_t value) const {
         glUniform1ui(glGetUniformLocation(program, name), static_cast<GLuint>(value));
     }
-    void upload_equirect_tables(int width, int height);
+    void upload_equirect_tables(int width, int height, GlBuffer* rows, GlBuffer* columns) const;
     void check_block(std::size_t bytes, const char* what) const;
     // Evaluates the irradiance SH at every texel of a cube (6 faces of width x width) or a
     // lat-long image into `out` (RGB float, in project_sh.comp's texel order).
@@ -286,15 +304,14 @@ void GpuProjector::Impl::check_block(std::size_t bytes, const char* what) const 
                        std::to_string(limits.max_block_bytes) + " (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)");
 }
 
-void GpuProjector::Impl::upload_equirect_tables(int width, int height) {
+void GpuProjector::Impl::upload_equirect_tables(int width, int height, GlBuffer* rows_buffer,
+                                                GlBuffer* columns_buffer) const {
     std::vector<float> rows, cols;
     fill_equirect_tables(width, height, &rows, &cols);
     check_block(rows.size() * sizeof(float), "the lat-long row table");
     check_block(cols.size() * sizeof(float), "the lat-long column table");
-    row_table.allocate(rows.size() * sizeof(float), rows.data());
-    column_table.allocate(cols.size() * sizeof(float), cols.data());
-    row_table.bind(2);
-    column_table.bind(3);
+    rows_buffer->allocate(rows.size() * sizeof(float), rows.data());
+    columns_buffer->allocate(cols.size() * sizeof(float), cols.data());
 }
 
 GpuProjector::GpuProjector(const GlContext& /*context: must be current on this thread*/)
@@ -336,24 +353,30 @@ int GpuProjector::summation_depth(std::size_t texel_count, bool cube) {
 }
 
 Projection GpuProjector::project(const Environment& env, int order) {
-    if (!is_supported_order(order))
+    if (!is_supported_order(order))  // before the upload: fail cheaply
         throw GpuError("SH order " + std::to_string(order) + " is not supported (1 to " +
                        std::to_string(kMaxShOrder) + ")");
+    upload(env);
+    return project_resident(order);
+}
+
+void GpuProjector::upload(const Environment& env) {
     Impl& m = *impl_;
-    const std::size_t count = static_cast<std::size_t>(sh_count(order));
+    Impl::Resident& r = m.resident;
+    r = Impl::Resident{};  // frees the previous input's tiles
+    m.timings.upload_ms = 0;
     const std::size_t texel_count = env.texel_count();
-    Projection result;
-    result.radiance = ShCoefficients(order);
-    m.timings.upload_ms = m.timings.project_ms = m.timings.reduce_ms = 0;
-    m.timings.reduce_passes = 0;
-    if (texel_count == 0) return result;
-    const bool cube = env.is_cube();
-    const Pass1Shape& shape = cube ? kCubeShape : kEquirectShape;
-    const std::size_t size = static_cast<std::size_t>(cube ? env.cube.size : env.equirect.width);
-    const std::size_t positions = texel_count / shape.faces;
+    if (texel_count == 0) {
+        r.valid = true;
+        return;
+    }
+    r.cube = env.is_cube();
+    const Pass1Shape& shape = r.cube ? kCubeShape : kEquirectShape;
+    r.size = static_cast<std::size_t>(r.cube ? env.cube.size : env.equirect.width);
+    r.positions = texel_count / shape.faces;
     const std::size_t group_positions = shape.positions_per_group();
-    if (positions >= (std::size_t{1} << 32) - group_positions)
-        throw GpuError("the input has " + std::to_string(positions) +
+    if (r.positions >= (std::size_t{1} << 32) - group_positions)
+        throw GpuError("the input has " + std::to_string(r.positions) +
                        " texels per face or image; the GPU path indexes at most 2^32");
 
     // Tiles: ranges of positions in whole work groups, each small enough for one storage block
@@ -364,11 +387,58 @@ Projection GpuProjector::project(const Environment& env, int order) {
         groups_per_tile = std::min(groups_per_tile, m.max_tile_texels / (group_positions * shape.faces));
     groups_per_tile = std::max<std::size_t>(groups_per_tile, 1);
     const std::size_t tile_positions = groups_per_tile * group_positions;
-    const std::size_t total_groups = ceil_div(positions, group_positions);
-    const std::size_t partial_bytes = count * 16;
-    m.check_block(total_groups * partial_bytes, "the partial sums of pass 1");
-    if (ceil_div(total_groups, kReduceGroupSize) > m.limits.max_groups_x)
+    r.total_groups = ceil_div(r.positions, group_positions);
+    m.check_block(r.total_groups * kMaxShCount * 16, "the partial sums of pass 1");
+    if (ceil_div(r.total_groups, kReduceGroupSize) > m.limits.max_groups_x)
         throw GpuError("the input needs more reduction work groups than GL_MAX_COMPUTE_WORK_GROUP_COUNT");
+
+    clear_stale_errors();
+    // Wall-clock up to glFinish: drivers may copy asynchronously (DMA), which GPU timestamps
+    // around glBufferSubData do not bracket, and the first dispatch would absorb the copy.
+    const auto upload_start = std::chrono::steady_clock::now();
+    if (!r.cube) m.upload_equirect_tables(env.equirect.width, env.equirect.height, &m.row_table, &m.column_table);
+    for (std::size_t first = 0; first < r.positions; first += tile_positions) {
+        Impl::Tile tile;
+        tile.first = first;
+        tile.count = std::min(tile_positions, r.positions - first);
+        tile.stride_quads = ceil_div(tile.count, 4);  // each face padded to whole quads
+        tile.groups = ceil_div(tile.count, group_positions);
+        tile.texels = std::make_unique<GlBuffer>();
+        const std::size_t face_bytes = tile.stride_quads * 4 * kBytesPerTexel;
+        tile.texels->allocate(shape.faces * face_bytes);
+        const float zeros[12] = {};
+        for (std::size_t f = 0; f < shape.faces; ++f) {
+            const float* src = r.cube ? env.cube.faces[f].rgb.data() : env.equirect.rgb.data();
+            const auto offset = static_cast<GLintptr>(f * face_bytes);
+            glBufferSubData(GL_SHADER_STORAGE_BUFFER, offset, static_cast<GLsizeiptr>(tile.count * kBytesPerTexel),
+                            src + 3 * first);
+            if (tile.stride_quads * 4 > tile.count)
+                glBufferSubData(GL_SHADER_STORAGE_BUFFER, offset + static_cast<GLintptr>(tile.count * kBytesPerTexel),
+                                static_cast<GLsizeiptr>((tile.stride_quads * 4 - tile.count) * kBytesPerTexel), zeros);
+        }
+        check_gl("uploading texels");
+        r.tiles.push_back(std::move(tile));
+    }
+    glFinish();
+    m.timings.upload_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - upload_start).count();
+    r.valid = true;
+}
+
+Projection GpuProjector::project_resident(int order) {
+    if (!is_supported_order(order))
+        throw GpuError("SH order " + std::to_string(order) + " is not supported (1 to " +
+                       std::to_string(kMaxShOrder) + ")");
+    Impl& m = *impl_;
+    const Impl::Resident& r = m.resident;
+    if (!r.valid) throw GpuError("project_resident() needs an upload() first");
+    const std::size_t count = static_cast<std::size_t>(sh_count(order));
+    Projection result;
+    result.radiance = ShCoefficients(order);
+    m.timings.project_ms = m.timings.reduce_ms = 0;
+    m.timings.reduce_passes = 0;
+    if (r.positions == 0) return result;
+    const Pass1Shape& shape = r.cube ? kCubeShape : kEquirectShape;
+    const std::size_t partial_bytes = count * 16;
 
     clear_stale_errors();
     const std::string defines = "#define SH_ORDER " + std::to_string(order) +
@@ -378,58 +448,38 @@ Projection GpuProjector::project(const Environment& env, int order) {
         "project_sh.comp", defines + "#define WG_SIZE " + std::to_string(kProjectGroupSize) +
                                "\n#define WG_LOG2 " + std::to_string(kProjectGroupLog2) +
                                "\n#define QUADS_PER_THREAD " + std::to_string(shape.quads_per_thread) +
-                               "\n#define CUBE_LAYOUT " + (cube ? "1" : "0") + "\n");
+                               "\n#define CUBE_LAYOUT " + (r.cube ? "1" : "0") + "\n");
     const GLuint reduce_program = m.program(
         "reduce_partials.comp", defines + "#define WG_SIZE " + std::to_string(kReduceGroupSize) +
                                     "\n#define WG_LOG2 " + std::to_string(kReduceGroupLog2) + "\n");
 
     m.project_timer.reset();
     m.reduce_timer.reset();
-    if (!cube) m.upload_equirect_tables(env.equirect.width, env.equirect.height);
-    m.partials_a.allocate(total_groups * partial_bytes);
-    m.partials_b.allocate(ceil_div(total_groups, kReduceGroupSize) * partial_bytes);
+    m.partials_a.allocate(r.total_groups * partial_bytes);
+    m.partials_b.allocate(ceil_div(r.total_groups, kReduceGroupSize) * partial_bytes);
     check_gl("allocating buffers");
 
     glUseProgram(project_program);
-    m.set_uniform(project_program, "u_size", size);
+    m.set_uniform(project_program, "u_size", r.size);
+    if (!r.cube) {
+        m.row_table.bind(2);
+        m.column_table.bind(3);
+    }
+    m.partials_a.bind(1);
     std::size_t first_group = 0;
-    double upload_ms = 0;
-    for (std::size_t first = 0; first < positions; first += tile_positions) {
-        const std::size_t tile_count = std::min(tile_positions, positions - first);
-        const std::size_t stride_quads = ceil_div(tile_count, 4);  // each face padded to whole quads
-        const std::size_t face_bytes = stride_quads * 4 * kBytesPerTexel;
-        // Wall-clock up to glFinish: drivers may copy asynchronously (DMA), which GPU timestamps
-        // around glBufferSubData do not bracket, and a dispatch would otherwise absorb the copy.
-        const auto upload_start = std::chrono::steady_clock::now();
-        m.texels.allocate(shape.faces * face_bytes);
-        const float zeros[12] = {};
-        for (std::size_t f = 0; f < shape.faces; ++f) {
-            const float* src = cube ? env.cube.faces[f].rgb.data() : env.equirect.rgb.data();
-            const auto offset = static_cast<GLintptr>(f * face_bytes);
-            glBufferSubData(GL_SHADER_STORAGE_BUFFER, offset, static_cast<GLsizeiptr>(tile_count * kBytesPerTexel),
-                            src + 3 * first);
-            if (stride_quads * 4 > tile_count)
-                glBufferSubData(GL_SHADER_STORAGE_BUFFER, offset + static_cast<GLintptr>(tile_count * kBytesPerTexel),
-                                static_cast<GLsizeiptr>((stride_quads * 4 - tile_count) * kBytesPerTexel), zeros);
-        }
-        glFinish();
-        upload_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - upload_start).count();
-        check_gl("uploading texels");
-
-        const std::size_t groups = ceil_div(tile_count, group_positions);
-        m.texels.bind(0);
-        m.partials_a.bind(1);
-        m.set_uniform(project_program, "u_first", first);
-        m.set_uniform(project_program, "u_count", tile_count);
-        m.set_uniform(project_program, "u_face_stride_quads", stride_quads);
+    for (const Impl::Tile& tile : r.tiles) {
+        tile.texels->bind(0);
+        m.set_uniform(project_program, "u_first", tile.first);
+        m.set_uniform(project_program, "u_count", tile.count);
+        m.set_uniform(project_program, "u_face_stride_quads", tile.stride_quads);
         m.set_uniform(project_program, "u_first_partial", first_group);
         m.project_timer.begin();
-        glDispatchCompute(static_cast<GLuint>(groups), 1, 1);
+        glDispatchCompute(static_cast<GLuint>(tile.groups), 1, 1);
         m.project_timer.end();
         if (fault_requested("dispatch"))  // an invalid dispatch: GL_INVALID_VALUE
             glDispatchCompute(static_cast<GLuint>(m.limits.max_groups_x) + 1u, 1, 1);
         check_gl("the projection pass");
-        first_group += groups;
+        first_group += tile.groups;
     }
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 
@@ -437,7 +487,7 @@ Projection GpuProjector::project(const Environment& env, int order) {
     glUseProgram(reduce_program);
     GlBuffer* in = &m.partials_a;
     GlBuffer* out = &m.partials_b;
-    std::size_t partials = total_groups;
+    std::size_t partials = r.total_groups;
     if (partials > 1) m.reduce_timer.begin();
     while (partials > 1) {
         const std::size_t groups = ceil_div(partials, kReduceGroupSize);
@@ -463,7 +513,6 @@ Projection GpuProjector::project(const Environment& env, int order) {
     for (std::size_t k = 0; k < count; ++k)
         for (std::size_t c = 0; c < 3; ++c) result.radiance.rgb[k][c] = sum[4 * k + c];
     result.solid_angle_sum = sum[3];
-    m.timings.upload_ms = upload_ms;
     m.timings.project_ms = m.project_timer.total_ms();
     m.timings.reduce_ms = m.reduce_timer.total_ms();
     return result;
@@ -510,7 +559,11 @@ void GpuProjector::Impl::render_map(const ShCoefficients& irradiance, bool cube,
         for (std::size_t c = 0; c < 3; ++c) coefficient_words[4 * k + c] = static_cast<float>(irradiance.rgb[k][c]);
     m.coefficients.allocate(coefficient_words.size() * sizeof(float), coefficient_words.data());
     m.coefficients.bind(0);
-    if (!cube) m.upload_equirect_tables(width, height);
+    if (!cube) {
+        m.upload_equirect_tables(width, height, &m.map_row_table, &m.map_column_table);
+        m.map_row_table.bind(2);
+        m.map_column_table.bind(3);
+    }
     check_gl("uploading the irradiance coefficients");
 
     // Tiles bounded by the storage block size and the work-group count.

@@ -27,11 +27,18 @@ public:
     GpuProjector(const GpuProjector&) = delete;
     GpuProjector& operator=(const GpuProjector&) = delete;
 
+    // upload(env) then project_resident(order).
     Projection project(const Environment& env, int order);
+
+    // The two halves of project(), for benchmarks and for projecting one input at several
+    // orders: upload() copies env's texels to the GPU once (replacing any earlier input);
+    // project_resident() runs the passes on them (bit-identical to project()).
+    void upload(const Environment& env);
+    Projection project_resident(int order);
     CubeMap render_irradiance_cube(const ShCoefficients& irradiance, int size);
     Image render_irradiance_equirect(const ShCoefficients& irradiance, int width, int height);
 
-    // Timings of the last project() (upload/project/reduce) and of the last irradiance map.
+    // Timings of the last upload (upload_ms), projection (project/reduce) and irradiance map.
     const GpuTimings& last_timings() const;
 
     // Rounding depth of project()'s float summation for an input of `texel_count` texels (cube
