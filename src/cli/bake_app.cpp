@@ -1,38 +1,65 @@
 #include "bake_app.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <functional>
+#include <future>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "atomic_file.h"
 #include "coefficients_json.h"
 #include "environment_loader.h"
 #include "errors.h"
 #include "gl_context.h"
+#include "golden_check.h"
 #include "gpu_projector.h"
 #include "image_io.h"
+#include "output_names.h"
+#include "preview_image.h"
+#include "progress.h"
 #include "projection.h"
+#include "run_report.h"
+#include "shader_snippet.h"
 #include "sh_compare.h"
 #include "texel_policy.h"
+
+#ifndef BAKE_VERSION
+#define BAKE_VERSION "unknown"
+#endif
 
 namespace bake {
 
 namespace {
 
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
 constexpr const char* kTool = "bake-irradiance";
+
+// Inputs of at least this many bytes get a progress line on a terminal even when alone.
+constexpr std::uintmax_t kLargeInputBytes = 32u << 20;
 
 struct Options {
     std::vector<std::string> inputs;
     std::vector<std::string> faces;
     std::vector<std::string> outputs;
+    std::string out_dir;
+    std::vector<std::string> names;
     int order = 3;
     int size = 32;
     std::string layout;
@@ -41,6 +68,17 @@ struct Options {
     std::string gl = "auto";
     bool compare = false;
     double tolerance = 1e-5;
+    std::optional<double> abs_tolerance;
+    bool tolerance_given = false;
+    std::string golden;
+    std::string report;
+    std::string preview;
+    int preview_width = 512;
+    double preview_exposure = 0;
+    std::vector<std::pair<std::string, std::string>> emits;
+    int jobs = 0;
+    bool fail_fast = false;
+    bool timings = false;
     bool no_clobber = false;
     bool clamp_negative = false;
     bool replace_nonfinite = false;
@@ -57,17 +95,34 @@ const char* kFooter = R"(Examples:
   bake-irradiance --faces px.exr nx.exr py.exr ny.exr pz.exr nz.exr -o irr.exr
   bake-irradiance cube_{face}.hdr -o irr.exr             {face} expands to px nx py ny pz nz
   bake-irradiance sky.exr -o irr.json --device gpu --compare --tolerance 1e-5
+  bake-irradiance sky.exr --golden golden/sky.json       CI check against a stored result (exit 7 if off)
+  bake-irradiance maps/*.exr --out-dir out --name '{stem}_irr.exr' --name '{stem}.json' --jobs 2 --report report.json
+  bake-irradiance sky.exr -o irr.json --preview sky.png --emit glsl sky_irr.glsl
 
 Outputs: the type follows the extension: .exr (irradiance map, float RGB, OpenEXR envmap attribute
 set) or .json (coefficients and their convention). Each is written to a temporary file and renamed.
 
+Batch: several inputs (or --out-dir/--name) bake each input in turn with one OpenGL context.
+--name patterns (default '{stem}_irr.exr') name each input's outputs inside --out-dir (default .):
+{stem} file name without folder and extension, {name} file name, {index} position from 1.
+--golden, --preview and --emit paths may use the same placeholders, and must with several inputs.
+A failing input does not stop the others (unless --fail-fast); stdout gets one line per input and
+a total; the exit code is that of the first input that failed (in command-line order), else 0.
+--jobs N decodes up to N next inputs on worker threads while the current one is baked (up to N+1
+decoded images in memory).
+
 --compare runs the GPU and the double-precision CPU path and reports every coefficient. Its error
 measure is |GPU - CPU| divided by the Euclidean norm of the CPU's coefficient vector of that
 channel (R, G or B); the run fails if the largest exceeds --tolerance.
+--golden compares radiance and irradiance coefficients with a coefficients JSON written by this
+tool, with the same relative measure (norm of the golden's channel vector) and --tolerance
+(default 1e-5); --abs-tolerance adds an absolute limit (given alone, it replaces the relative
+one). Outputs are still written, so a changed result can be inspected or become the new golden.
 
-Exit codes: 0 success, 1 internal error, 2 usage error, 3 input unreadable or invalid,
-4 output could not be written, 5 GPU path demanded (--device gpu, --compare) but unavailable
-or failed, 6 --compare difference beyond tolerance.
+Exit codes: 0 success, 1 internal error, 2 usage error, 3 input (or golden file) unreadable or
+invalid, 4 output could not be written, 5 GPU path demanded (--device gpu, --compare) but
+unavailable or failed, 6 --compare difference beyond tolerance, 7 --golden difference beyond
+tolerance. Batch: the code of the first input that failed.
 Conventions (SH basis, axes, layouts): docs/CONVENTION.md; also stated inside every JSON.)";
 
 bool ends_with_ci(const std::string& s, const std::string& suffix) {
@@ -77,90 +132,210 @@ bool ends_with_ci(const std::string& s, const std::string& suffix) {
     return true;
 }
 
-void print_line(const std::string& line) { std::cerr << kTool << ": " << line << "\n"; }
+double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
 
-// Loads the environment named by the options and applies the texel policy.
-Environment load_input(const Options& o, BakeRecord& record) {
-    LoadOptions lo;
-    lo.max_pixels = o.max_pixels;
-    if (!o.layout.empty()) lo.layout = parse_layout(o.layout);
+std::string fmt_ms(double ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f ms", ms);
+    return buf;
+}
 
+// One input and everything it produces.
+struct Job {
+    int index = 1;
+    std::string label;                // the input as given (first face file for --faces)
+    std::vector<std::string> outputs;  // .exr / .json
+    std::string golden, preview;
+    std::vector<std::pair<ShaderLanguage, std::string>> emits;
+};
+
+// An input decoded and checked, ready for projection (made on a worker thread with --jobs).
+struct Loaded {
     Environment env;
-    std::string label;
-    if (!o.faces.empty()) {
+    BakeRecord record;
+    std::vector<std::string> warnings;
+    double load_ms = 0;
+};
+
+// A check that failed (--compare, --golden): its exit code and error line.
+struct Mismatch {
+    int code;
+    std::string line;
+};
+
+// The GPU, when the options want it and a context exists.
+struct GpuPath {
+    std::unique_ptr<GlContext> context;
+    std::unique_ptr<GpuProjector> projector;
+};
+
+class App {
+public:
+    explicit App(const Options& o) : o_(o), progress_(false) {}
+    int run();
+
+private:
+    void print_line(const std::string& line) {
+        progress_.clear();
+        std::cerr << kTool << ": " << line << "\n";
+    }
+    void print_out(const std::string& line) {
+        progress_.clear();
+        std::printf("%s\n", line.c_str());
+        std::fflush(stdout);
+    }
+
+    std::vector<Job> plan_jobs() const;
+    Loaded load(const Job& job) const;
+    void open_gpu();
+    int bake(const Job& job, const std::function<Loaded()>& get_loaded, FileReport& rep);
+    void run_job(const Job& job, const std::function<Loaded()>& get_loaded, FileReport& rep);
+    Image render_map(const ShCoefficients& e, GpuProjector* gpu) const;
+    void print_comparison(const ShComparison& cmp, const Projection& gpu, const Projection& cpu);
+    void print_summary(const FileReport& rep);
+
+    const Options& o_;
+    Progress progress_;
+    bool batch_ = false;
+    int job_count_ = 0;
+    std::optional<GpuPath> gpu_;
+    GoldenTolerance golden_tol_;
+};
+
+std::vector<Job> App::plan_jobs() const {
+    std::vector<std::string> inputs = o_.inputs;
+    if (!o_.faces.empty()) inputs = {o_.faces[0]};
+    const bool several = inputs.size() > 1;
+    auto expand = [&](const std::string& pattern, const std::string& input, int index, const char* option) {
+        if (several && !has_output_placeholder(pattern))
+            throw CLI::ValidationError(option, "'" + pattern +
+                                                   "' would name the same file for every input: use {stem}, {name} "
+                                                   "or {index}");
+        try {
+            return expand_output_pattern(pattern, input, index);
+        } catch (const std::invalid_argument& e) {
+            throw CLI::ValidationError(option, e.what());
+        }
+    };
+    std::vector<Job> jobs;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        Job job;
+        job.index = static_cast<int>(i) + 1;
+        job.label = inputs[i];
+        if (batch_) {
+            // --out-dir alone writes the default name; neither: only --golden/--preview/--emit/--report.
+            std::vector<std::string> names = o_.names;
+            if (names.empty() && !o_.out_dir.empty()) names = {"{stem}_irr.exr"};
+            const std::string dir = o_.out_dir.empty() ? "" : o_.out_dir;
+            for (const std::string& n : names) {
+                const std::string name = expand(n, job.label, job.index, "--name");
+                job.outputs.push_back(dir.empty() ? name : (fs::path(dir) / name).string());
+            }
+        } else {
+            job.outputs = o_.outputs;
+        }
+        if (!o_.golden.empty()) job.golden = expand(o_.golden, job.label, job.index, "--golden");
+        if (!o_.preview.empty()) job.preview = expand(o_.preview, job.label, job.index, "--preview");
+        for (const auto& [lang, file] : o_.emits)
+            job.emits.emplace_back(*parse_shader_language(lang), expand(file, job.label, job.index, "--emit"));
+        jobs.push_back(job);
+    }
+    // Two inputs writing the same file would silently lose one result.
+    std::map<std::string, std::string> writer;
+    for (const Job& job : jobs) {
+        std::vector<std::string> written = job.outputs;
+        if (!job.preview.empty()) written.push_back(job.preview);
+        for (const auto& e : job.emits) written.push_back(e.second);
+        for (const std::string& w : written) {
+            const std::string key = fs::path(w).lexically_normal().string();
+            const auto [it, fresh] = writer.emplace(key, job.label);
+            if (!fresh)
+                throw CLI::ValidationError("output", "'" + w + "' would be written twice (inputs '" + it->second +
+                                                         "' and '" + job.label + "')");
+        }
+    }
+    if (!o_.report.empty() && writer.count(fs::path(o_.report).lexically_normal().string()))
+        throw CLI::ValidationError("--report", "'" + o_.report + "' is also an output");
+    return jobs;
+}
+
+// Loads the environment named by the job and applies the texel policy. Prints nothing: warnings
+// are returned (this runs on worker threads with --jobs).
+Loaded App::load(const Job& job) const {
+    const Clock::time_point t0 = Clock::now();
+    LoadOptions lo;
+    lo.max_pixels = o_.max_pixels;
+    if (!o_.layout.empty()) lo.layout = parse_layout(o_.layout);
+
+    Loaded l;
+    Environment& env = l.env;
+    BakeRecord& record = l.record;
+    const std::string& label = job.label;
+    if (!o_.faces.empty()) {
         std::array<std::string, 6> paths;
-        std::copy(o.faces.begin(), o.faces.end(), paths.begin());
+        std::copy(o_.faces.begin(), o_.faces.end(), paths.begin());
         env = load_environment_faces(paths, lo);
-        record.inputs.assign(o.faces.begin(), o.faces.end());
-        label = o.faces[0];
-    } else if (auto pattern = expand_face_pattern(o.inputs[0])) {
+        record.inputs.assign(o_.faces.begin(), o_.faces.end());
+    } else if (auto pattern = expand_face_pattern(label)) {
         env = load_environment_faces(*pattern, lo);
         record.inputs.assign(pattern->begin(), pattern->end());
-        label = o.inputs[0];
     } else {
-        env = load_environment(o.inputs[0], lo);
-        record.inputs = {o.inputs[0]};
-        label = o.inputs[0];
+        env = load_environment(label, lo);
+        record.inputs = {label};
     }
     record.layout = env.layout;
     record.source_width = env.width();
     record.source_height = env.height();
 
     const TexelStats stats = scan_texels(env);
-    record.nonfinite_policy = o.replace_nonfinite ? "zero" : "reject";
+    record.nonfinite_policy = o_.replace_nonfinite ? "zero" : "reject";
     record.nonfinite_count = stats.nonfinite;
     if (stats.nonfinite > 0) {
-        if (!o.replace_nonfinite)
+        if (!o_.replace_nonfinite)
             throw InputError(label + ": " + std::to_string(stats.nonfinite) + " NaN/Inf values (first at " +
                              stats.first_nonfinite + "); --replace-nonfinite sets them to 0");
         zero_nonfinite(env);
-        if (!o.quiet)
-            print_line("warning: " + label + ": replaced " + std::to_string(stats.nonfinite) +
-                       " NaN/Inf values by 0 (first at " + stats.first_nonfinite + ")");
+        l.warnings.push_back("warning: " + label + ": replaced " + std::to_string(stats.nonfinite) +
+                             " NaN/Inf values by 0 (first at " + stats.first_nonfinite + ")");
     }
-    record.negative_policy = o.clamp_negative ? "clamp" : "keep";
+    record.negative_policy = o_.clamp_negative ? "clamp" : "keep";
     record.negative_count = stats.negative;
     record.negative_min = stats.min_value;
     if (stats.negative > 0) {
-        if (o.clamp_negative) clamp_negative(env);
-        if (!o.quiet) {
-            char min[32];
-            std::snprintf(min, sizeof min, "%g", static_cast<double>(stats.min_value));
-            print_line("warning: " + label + ": " + std::to_string(stats.negative) + " negative values (min " + min +
-                       (o.clamp_negative ? "), clamped to 0" : "), kept; --clamp-negative sets them to 0"));
-        }
+        if (o_.clamp_negative) clamp_negative(env);
+        char min[32];
+        std::snprintf(min, sizeof min, "%g", static_cast<double>(stats.min_value));
+        l.warnings.push_back("warning: " + label + ": " + std::to_string(stats.negative) + " negative values (min " +
+                             min + (o_.clamp_negative ? "), clamped to 0" : "), kept; --clamp-negative sets them to 0"));
     }
-    return env;
+    l.load_ms = ms_since(t0);
+    return l;
 }
 
-// The GPU, when the options want it and a context exists; a notice or an error otherwise.
-struct GpuPath {
-    std::unique_ptr<GlContext> context;
-    std::unique_ptr<GpuProjector> projector;
-};
-
-std::optional<GpuPath> open_gpu(const Options& o) {
-    if (o.device == "cpu" && !o.compare) return std::nullopt;
-    const GlBackend backend = o.gl == "egl" ? GlBackend::Egl : o.gl == "glfw" ? GlBackend::Glfw : GlBackend::Auto;
+void App::open_gpu() {
+    if (o_.device == "cpu" && !o_.compare) return;
+    const GlBackend backend = o_.gl == "egl" ? GlBackend::Egl : o_.gl == "glfw" ? GlBackend::Glfw : GlBackend::Auto;
     try {
         GpuPath gpu;
-        gpu.context = GlContext::create(backend, o.verbose);
+        gpu.context = GlContext::create(backend, o_.verbose);
         gpu.projector = std::make_unique<GpuProjector>(*gpu.context);
-        if (o.verbose) {
+        if (o_.verbose) {
             const GlContextInfo& info = gpu.context->info();
             print_line("OpenGL context: " + info.backend + ", renderer '" + info.renderer + "', version '" +
                        info.version + "'");
         }
-        return gpu;
+        gpu_ = std::move(gpu);
     } catch (const GpuError& e) {
-        if (o.device == "gpu" || o.compare) throw;
-        if (!o.quiet) print_line(std::string("notice: no usable OpenGL 4.3 context (") + e.what() + "); using the CPU path");
-        return std::nullopt;
+        if (o_.device == "gpu" || o_.compare) throw;
+        if (!o_.quiet) print_line(std::string("notice: no usable OpenGL 4.3 context (") + e.what() + "); using the CPU path");
     }
 }
 
-void print_comparison(const ShComparison& cmp, const Projection& gpu, const Projection& cpu) {
+void App::print_comparison(const ShComparison& cmp, const Projection& gpu, const Projection& cpu) {
     static const char* const channel = "RGB";
+    progress_.clear();
     std::printf("%-4s %-3s %-3s %-2s %24s %24s %12s %12s\n", "k", "l", "m", "ch", "gpu", "cpu", "abs_diff",
                 "rel_diff");
     for (const CoefficientDifference& d : cmp.rows)
@@ -174,72 +349,333 @@ void print_comparison(const ShComparison& cmp, const Projection& gpu, const Proj
 }
 
 // Irradiance map for the EXR output: equirect (4N x 2N) or cube (vertical strip, N x 6N).
-Image render_map(const Options& o, const ShCoefficients& e, GpuProjector* gpu) {
-    if (o.output_layout == "equirect")
-        return gpu ? gpu->render_irradiance_equirect(e, 4 * o.size, 2 * o.size)
-                   : render_irradiance_equirect(e, 4 * o.size, 2 * o.size);
-    const CubeMap cube = gpu ? gpu->render_irradiance_cube(e, o.size) : render_irradiance_cube(e, o.size);
+Image App::render_map(const ShCoefficients& e, GpuProjector* gpu) const {
+    if (o_.output_layout == "equirect")
+        return gpu ? gpu->render_irradiance_equirect(e, 4 * o_.size, 2 * o_.size)
+                   : render_irradiance_equirect(e, 4 * o_.size, 2 * o_.size);
+    const CubeMap cube = gpu ? gpu->render_irradiance_cube(e, o_.size) : render_irradiance_cube(e, o_.size);
     return assemble_cube(cube, Layout::VStrip);
 }
 
-int run(const Options& o) {
-    // Checked before any work, so a refused run costs nothing and writes nothing.
-    if (o.no_clobber)
-        for (const std::string& out : o.outputs)
-            if (std::ifstream(out).good()) throw OutputError(out + ": exists (--no-clobber)");
+void write_text(const std::string& path, const std::string& text) {
+    write_atomically(path, [&](const std::string& tmp) {
+        std::ofstream out(tmp, std::ios::binary);
+        out << text;
+        out.flush();
+        if (!out) throw OutputError(path + ": cannot write");
+    });
+}
 
-    BakeRecord record;
-    Environment env = load_input(o, record);
+// The stages of one input; returns its exit code or throws. Fills `rep` as it goes.
+int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileReport& rep) {
+    // A bad golden fails before any work.
+    std::optional<CoefficientsDocument> golden;
+    if (!job.golden.empty()) golden = read_coefficients_json(job.golden);
 
-    std::optional<GpuPath> gpu = open_gpu(o);
-    const bool use_gpu = gpu && o.device != "cpu";
+    progress_.stage(job.index, job_count_, job.label, "load");
+    Loaded loaded = get_loaded();
+    rep.timings.load = loaded.load_ms;
+    rep.files = loaded.record.inputs;
+    rep.layout = layout_name(loaded.env.layout);
+    rep.width = loaded.env.width();
+    rep.height = loaded.env.height();
+    rep.warnings = loaded.warnings;
+    if (!o_.quiet)
+        for (const std::string& w : loaded.warnings) print_line(w);
+    Environment& env = loaded.env;
+    BakeRecord& record = loaded.record;
 
+    const bool use_gpu = gpu_ && o_.device != "cpu";
+    GpuProjector* projector = use_gpu ? gpu_->projector.get() : nullptr;
     Projection result;
+    progress_.stage(job.index, job_count_, job.label, use_gpu ? "upload + project (gpu)" : "project (cpu)");
+    rep.path = use_gpu ? "gpu" : "cpu";
     if (use_gpu) {
-        result = gpu->projector->project(env, o.order);
+        result = projector->project(env, o_.order);
+        const GpuTimings& t = projector->last_timings();
+        rep.timings.upload = t.upload_ms;
+        rep.timings.project = t.project_ms;
+        rep.timings.reduce = t.reduce_ms;
         record.computed_by = "gpu";
-        record.renderer = gpu->context->info().renderer;
-        record.gl_version = gpu->context->info().version;
+        record.renderer = gpu_->context->info().renderer;
+        record.gl_version = gpu_->context->info().version;
+        rep.renderer = record.renderer;
     } else {
-        result = project_sh_cpu(env, o.order, o.threads);
+        const Clock::time_point t0 = Clock::now();
+        result = project_sh_cpu(env, o_.order, o_.threads);
+        rep.timings.project = ms_since(t0);
         record.computed_by = "cpu";
     }
     record.radiance = result.radiance;
     record.irradiance = irradiance_from_radiance(result.radiance);
     record.solid_angle_sum = result.solid_angle_sum;
 
-    if (o.compare) {
-        const Projection gpu_result = use_gpu ? result : gpu->projector->project(env, o.order);
-        const Projection cpu_result = use_gpu ? project_sh_cpu(env, o.order, o.threads) : result;
+    if (o_.compare) {
+        progress_.stage(job.index, job_count_, job.label, "compare");
+        const Projection gpu_result = use_gpu ? result : gpu_->projector->project(env, o_.order);
+        const Projection cpu_result = use_gpu ? project_sh_cpu(env, o_.order, o_.threads) : result;
         const ShComparison cmp = compare_sh(gpu_result.radiance, cpu_result.radiance);
         print_comparison(cmp, gpu_result, cpu_result);
         const ShCoefficients e_cpu = irradiance_from_radiance(cpu_result.radiance);
-        const ImageDifference map_diff =
-            compare_images(render_map(o, irradiance_from_radiance(gpu_result.radiance), gpu->projector.get()),
-                           render_map(o, e_cpu, nullptr));
+        const ImageDifference map_diff = compare_images(
+            render_map(irradiance_from_radiance(gpu_result.radiance), gpu_->projector.get()), render_map(e_cpu, nullptr));
         std::printf("irradiance map (%s, size %d): max abs diff %.4e, max |E| %.4e, relative %.4e\n",
-                    o.output_layout.c_str(), o.size, map_diff.max_abs_diff, map_diff.max_abs_reference,
+                    o_.output_layout.c_str(), o_.size, map_diff.max_abs_diff, map_diff.max_abs_reference,
                     map_diff.max_abs_reference > 0 ? map_diff.max_abs_diff / map_diff.max_abs_reference : 0.0);
+        std::fflush(stdout);
         // NaN must fail too, hence the negated comparison.
-        if (!(cmp.max_rel_diff <= o.tolerance)) {
+        const bool passed = cmp.max_rel_diff <= o_.tolerance;
+        rep.compare = {{"passed", passed},
+                       {"tolerance", o_.tolerance},
+                       {"max_abs_diff", cmp.max_abs_diff},
+                       {"max_rel_diff", cmp.max_rel_diff}};
+        if (!passed) {
             char line[160];
             std::snprintf(line, sizeof line, "compare: max relative difference %.4e exceeds tolerance %.4e",
-                          cmp.max_rel_diff, o.tolerance);
-            print_line(line);
-            return kExitCompareMismatch;
+                          cmp.max_rel_diff, o_.tolerance);
+            throw Mismatch{kExitCompareMismatch, (batch_ ? job.label + ": " : "") + line};
         }
     }
 
-    for (const std::string& out : o.outputs) {
-        if (ends_with_ci(out, ".json")) {
+    // The irradiance map, once, for every EXR output.
+    std::optional<Image> map;
+    for (const std::string& out : job.outputs) {
+        if (ends_with_ci(out, ".json") || map) continue;
+        progress_.stage(job.index, job_count_, job.label, "irradiance");
+        const Clock::time_point t0 = Clock::now();
+        map = render_map(record.irradiance, projector);
+        rep.timings.irradiance = use_gpu ? projector->last_timings().irradiance_ms : ms_since(t0);
+    }
+
+    progress_.stage(job.index, job_count_, job.label, "write");
+    const Clock::time_point write_start = Clock::now();
+    for (const std::string& out : job.outputs) {
+        if (ends_with_ci(out, ".json"))
             write_coefficients_json(out, record);
-        } else {
-            const Image map = render_map(o, record.irradiance, use_gpu ? gpu->projector.get() : nullptr);
-            write_exr(out, map, o.output_layout == "equirect" ? EnvmapHint::LatLong : EnvmapHint::Cube);
+        else
+            write_exr(out, *map, o_.output_layout == "equirect" ? EnvmapHint::LatLong : EnvmapHint::Cube);
+        rep.outputs.push_back(out);
+    }
+    if (!job.preview.empty()) {
+        PreviewOptions po;
+        po.panel_width = o_.preview_width;
+        po.exposure = o_.preview_exposure;
+        const PreviewImage preview = make_preview(env, record.irradiance, po);
+        write_preview_png(job.preview, preview);
+        rep.outputs.push_back(job.preview);
+        rep.preview = {{"file", job.preview}, {"exposure", preview.exposure}};
+    }
+    for (const auto& [language, file] : job.emits) {
+        write_text(file, emit_shader_snippet(language, record.irradiance, job.label));
+        rep.outputs.push_back(file);
+        rep.emitted.push_back({{"language", language == ShaderLanguage::Glsl ? "glsl" : "hlsl"}, {"file", file}});
+    }
+    rep.timings.write = ms_since(write_start);
+
+    if (golden) {
+        const GoldenCheck check = check_golden(job.golden, *golden, record, golden_tol_);
+        rep.golden = golden_to_json(check, golden_tol_);
+        const std::vector<std::string> lines = describe_golden(check, golden_tol_);
+        if (!check.passed() || !o_.quiet)
+            for (const std::string& line : lines) print_out("golden: " + line);
+        if (!check.passed()) {
+            char line[200];
+            std::snprintf(line, sizeof line, ": %s differs: %zu of %d coefficient values beyond tolerance, max rel diff %.4e",
+                          job.label.c_str(), check.failures.size(), check.compared_values, check.max_rel_diff);
+            throw Mismatch{kExitGoldenMismatch, job.golden + line};
         }
     }
-    if (o.outputs.empty() && !o.compare && !o.quiet) print_line("note: no -o given; nothing written");
     return kExitOk;
+}
+
+// Runs one input, turning every failure into an exit code and one error line.
+void App::run_job(const Job& job, const std::function<Loaded()>& get_loaded, FileReport& rep) {
+    const Clock::time_point t0 = Clock::now();
+    rep.index = job.index;
+    rep.input = job.label;
+    rep.order = o_.order;
+    rep.files = {job.label};
+    const std::string prefix = batch_ ? job.label + ": " : "";
+    auto fail = [&](int code, const std::string& line) {
+        rep.exit_code = code;
+        rep.error = line;
+        print_line(line);
+    };
+    try {
+        rep.exit_code = bake(job, get_loaded, rep);
+    } catch (const Mismatch& mismatch) {
+        fail(mismatch.code, mismatch.line);
+    } catch (const InputError& e) {
+        fail(kExitInput, e.what());
+    } catch (const OutputError& e) {
+        fail(kExitOutput, e.what());
+    } catch (const GpuError& e) {
+        fail(kExitGpuUnavailable, prefix + "GPU path failed: " + e.what());
+    } catch (const std::bad_alloc&) {
+        fail(kExitFailure, prefix + "out of memory");
+    } catch (const std::exception& e) {
+        fail(kExitFailure, prefix + "internal error: " + e.what());
+    }
+    rep.status = rep.exit_code == kExitOk ? "ok" : "failed";
+    rep.timings.total = ms_since(t0);
+    progress_.clear();
+}
+
+void App::print_summary(const FileReport& rep) {
+    const std::string n = "[" + std::to_string(rep.index) + "/" + std::to_string(job_count_) + "] ";
+    if (rep.status == "skipped") {
+        print_out(n + "skipped " + rep.input + " (--fail-fast)");
+        return;
+    }
+    if (rep.status == "failed") {
+        print_out(n + "FAILED  " + rep.input + " (exit " + std::to_string(*rep.exit_code) + "): " + rep.error);
+        return;
+    }
+    std::string outs;
+    for (const std::string& out : rep.outputs) outs += " " + out;
+    std::string line = n + "ok      " + rep.input + (outs.empty() ? "" : " ->" + outs) + " (" + rep.path + ", " +
+                       fmt_ms(*rep.timings.total);
+    if (!rep.golden.is_null()) line += ", golden pass";
+    print_out(line + ")");
+}
+
+void print_timings(const FileReport& rep) {
+    std::string line = "timings " + rep.input + ":";
+    const std::pair<const char*, std::optional<double>> stages[] = {
+        {"load", rep.timings.load},         {"upload", rep.timings.upload}, {"project", rep.timings.project},
+        {"reduce", rep.timings.reduce},     {"irradiance", rep.timings.irradiance},
+        {"write", rep.timings.write},       {"total", rep.timings.total}};
+    bool first = true;
+    for (const auto& [name, value] : stages) {
+        if (!value) continue;
+        line += std::string(first ? " " : ", ") + name + " " + fmt_ms(*value);
+        first = false;
+    }
+    if (rep.path == "gpu") line += " (upload, project, reduce, irradiance: GPU timers)";
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+}
+
+int App::run() {
+    const Clock::time_point t0 = Clock::now();
+    batch_ = o_.inputs.size() > 1 || !o_.out_dir.empty() || !o_.names.empty();
+    golden_tol_.relative = o_.tolerance;
+    golden_tol_.relative_in_force = o_.tolerance_given || !o_.abs_tolerance;
+    golden_tol_.absolute_in_force = o_.abs_tolerance.has_value();
+    golden_tol_.absolute = o_.abs_tolerance.value_or(0);
+
+    const std::vector<Job> jobs = plan_jobs();  // usage errors surface before any work
+    job_count_ = static_cast<int>(jobs.size());
+
+    // Checked before any work, so a refused run costs nothing and writes nothing.
+    if (o_.no_clobber)
+        for (const Job& job : jobs) {
+            std::vector<std::string> written = job.outputs;
+            if (!job.preview.empty()) written.push_back(job.preview);
+            for (const auto& e : job.emits) written.push_back(e.second);
+            for (const std::string& out : written)
+                if (std::ifstream(out).good()) throw OutputError(out + ": exists (--no-clobber)");
+        }
+    if (batch_ && !o_.out_dir.empty()) {
+        std::error_code ec;
+        fs::create_directories(o_.out_dir, ec);
+        if (ec) throw OutputError(o_.out_dir + ": cannot create folder: " + ec.message());
+    }
+
+    // Progress on a terminal only, for batches and large inputs.
+    bool large = batch_;
+    if (!large) {
+        std::error_code ec;
+        std::uintmax_t bytes = 0;
+        for (const std::string& f : o_.faces.empty() ? o_.inputs : o_.faces) {
+            const std::uintmax_t s = fs::file_size(f, ec);
+            if (!ec) bytes += s;
+        }
+        large = bytes >= kLargeInputBytes;
+    }
+    progress_ = Progress(large && !o_.quiet && ::isatty(STDERR_FILENO));
+
+    open_gpu();  // one context and one set of compiled shaders for every input
+
+    // Decoding: on the main thread when its turn comes (--jobs 0), or up to N inputs ahead on
+    // worker threads (std::async) while the main thread bakes the current one.
+    std::vector<std::future<Loaded>> pending(jobs.size());
+    auto launch_ahead = [&](size_t current) {
+        if (o_.jobs <= 0) return;
+        for (size_t i = current; i < jobs.size() && i <= current + static_cast<size_t>(o_.jobs); ++i)
+            if (!pending[i].valid()) pending[i] = std::async(std::launch::async, [this, &jobs, i] { return load(jobs[i]); });
+    };
+
+    RunReport report;
+    report.version = BAKE_VERSION;
+    if (gpu_) {
+        report.gpu_backend = gpu_->context->info().backend;
+        report.gpu_renderer = gpu_->context->info().renderer;
+        report.gpu_version = gpu_->context->info().version;
+    }
+    report.settings = {{"order", o_.order},
+                       {"device", o_.device},
+                       {"output_layout", o_.output_layout},
+                       {"size", o_.size},
+                       {"tolerance", golden_tol_.relative_in_force || o_.compare ? nlohmann::json(o_.tolerance) : nlohmann::json(nullptr)},
+                       {"abs_tolerance", o_.abs_tolerance ? nlohmann::json(*o_.abs_tolerance) : nlohmann::json(nullptr)},
+                       {"jobs", o_.jobs},
+                       {"fail_fast", o_.fail_fast}};
+    report.files.resize(jobs.size());
+
+    int exit_code = kExitOk;
+    std::string first_failure;
+    bool stop = false;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        FileReport& rep = report.files[i];
+        if (stop) {
+            rep.index = jobs[i].index;
+            rep.input = jobs[i].label;
+            rep.order = o_.order;
+            if (batch_ && !o_.quiet) print_summary(rep);
+            continue;
+        }
+        launch_ahead(i);
+        auto get_loaded = [&, i]() { return pending[i].valid() ? pending[i].get() : load(jobs[i]); };
+        run_job(jobs[i], get_loaded, rep);
+        launch_ahead(i + 1);  // (no-op when already running)
+        if (o_.timings) {
+            progress_.clear();
+            print_timings(rep);
+        }
+        if (batch_ && !o_.quiet) print_summary(rep);
+        if (rep.status == "failed" && exit_code == kExitOk) {
+            exit_code = *rep.exit_code;
+            first_failure = rep.input;
+        }
+        if (rep.status == "failed" && o_.fail_fast) stop = true;
+    }
+    // Decodes still running (after --fail-fast) are waited for by the futures' destructors.
+
+    report.exit_code = exit_code;
+    report.total_ms = ms_since(t0);
+    if (!o_.report.empty()) {
+        try {
+            write_run_report(o_.report, report);
+        } catch (const OutputError& e) {
+            print_line(e.what());
+            if (exit_code == kExitOk) exit_code = kExitOutput;
+        }
+    }
+    if (batch_ && !o_.quiet) {
+        int ok = 0, failed = 0, skipped = 0;
+        for (const FileReport& r : report.files) {
+            ok += r.status == "ok";
+            failed += r.status == "failed";
+            skipped += r.status == "skipped";
+        }
+        char total[64];
+        std::snprintf(total, sizeof total, "%.2f s", report.total_ms / 1000.0);
+        print_out("total: " + std::to_string(jobs.size()) + " files, " + std::to_string(ok) + " ok, " +
+                  std::to_string(failed) + " failed, " + std::to_string(skipped) + " skipped in " + total + "; exit " +
+                  std::to_string(exit_code) + (first_failure.empty() ? "" : " (first failure: " + first_failure + ")"));
+    }
+    return exit_code;
 }
 
 }  // namespace
@@ -252,10 +688,15 @@ int run_bake_app(int argc, char** argv) {
                  kTool};
     app.footer(kFooter);
     app.get_formatter()->column_width(34);
-    app.add_option("input", o.inputs, "Environment map: .hdr or .exr (equirect 2:1, cross 4:3/3:4, strip 6:1/1:6, "
-                                      "or a pattern with {face})");
+    app.set_version_flag("--version", std::string(kTool) + " " + BAKE_VERSION);
+    app.add_option("input", o.inputs, "Environment map(s): .hdr or .exr (equirect 2:1, cross 4:3/3:4, strip 6:1/1:6, "
+                                      "or a pattern with {face}); several make a batch");
     app.add_option("--faces", o.faces, "Six face files in the order +X -X +Y -Y +Z -Z")->expected(6);
-    app.add_option("-o,--output", o.outputs, "Output file: .exr irradiance map or .json coefficients (repeatable)");
+    app.add_option("-o,--output", o.outputs, "Output file: .exr irradiance map or .json coefficients (repeatable; one input)");
+    app.add_option("--out-dir", o.out_dir, "Batch: folder for the outputs named by --name (created if missing)");
+    app.add_option("--name", o.names, "Batch: output name pattern, .exr or .json, with {stem}, {name}, {index} "
+                                      "(repeatable; default '{stem}_irr.exr')")
+        ->allow_extra_args(false);
     app.add_option("--order", o.order, "SH order: 3 (9 coefficients, bands l<=2) or 5 (25, l<=4)")
         ->check(CLI::IsMember({3, 5}))
         ->capture_default_str();
@@ -274,9 +715,30 @@ int run_bake_app(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "egl", "glfw"}))
         ->capture_default_str();
     app.add_flag("--compare", o.compare, "Run GPU and CPU paths and report their differences");
-    app.add_option("--tolerance", o.tolerance, "Largest relative difference --compare accepts")
+    app.add_option("--tolerance", o.tolerance, "Largest relative difference --compare and --golden accept")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
+    app.add_option("--golden", o.golden, "Compare the coefficients with this JSON (written by this tool); exit 7 "
+                                         "if they differ beyond tolerance");
+    app.add_option("--abs-tolerance", o.abs_tolerance, "--golden: largest absolute difference accepted")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--report", o.report, "Write a JSON report of every input (docs/report.schema.json)");
+    app.add_option("--preview", o.preview, "Write a PNG: input and irradiance side by side, lit spheres below");
+    app.add_option("--preview-width", o.preview_width, "Preview panel width P (the PNG is 2P x P)")
+        ->check(CLI::Range(16, 8192))
+        ->capture_default_str();
+    app.add_option("--preview-exposure", o.preview_exposure, "Preview exposure (0: automatic)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--emit", o.emits, "Write a shader function evaluating the irradiance: LANG glsl or hlsl "
+                                      "(repeatable)")
+        ->type_name("LANG FILE")
+        ->allow_extra_args(false);
+    app.add_option("--jobs", o.jobs, "Batch: decode up to N next inputs on worker threads during GPU work")
+        ->check(CLI::Range(0, 64))
+        ->capture_default_str();
+    app.add_flag("--fail-fast", o.fail_fast, "Batch: stop at the first input that fails");
+    app.add_flag("--timings", o.timings, "Print each input's stage times (load, upload, project, reduce, "
+                                         "irradiance, write)");
     app.add_flag("--no-clobber", o.no_clobber, "Refuse to overwrite an existing output (default: overwrite)");
     app.add_flag("--clamp-negative", o.clamp_negative, "Set negative texel values to 0 before projecting");
     app.add_flag("--replace-nonfinite", o.replace_nonfinite, "Set NaN/Inf texel values to 0 instead of failing");
@@ -289,17 +751,31 @@ int run_bake_app(int argc, char** argv) {
 
     try {
         app.parse(argc, argv);
+        o.tolerance_given = app.count("--tolerance") > 0;
+        const bool batch = o.inputs.size() > 1 || !o.out_dir.empty() || !o.names.empty();
         if (o.inputs.empty() == o.faces.empty())
-            throw CLI::ValidationError("input", "give one input file, or --faces with six files");
-        if (o.inputs.size() > 1) throw CLI::ValidationError("input", "one input file at a time");
-        if (o.outputs.empty() && !o.compare)
+            throw CLI::ValidationError("input", "give input files, or --faces with six files");
+        if (batch && !o.faces.empty())
+            throw CLI::ValidationError("--faces", "one environment; for several cubes use {face} patterns as inputs");
+        if (batch && !o.outputs.empty())
+            throw CLI::ValidationError("--output", "-o names the output of one input; with several inputs use "
+                                                   "--out-dir and --name patterns");
+        if (o.outputs.empty() && o.names.empty() && o.out_dir.empty() && !o.compare && o.golden.empty() &&
+            o.preview.empty() && o.emits.empty() && o.report.empty())
             throw CLI::ValidationError("--output", "nothing to do: give -o out.exr and/or -o out.json");
-        for (const std::string& out : o.outputs)
+        for (const std::string& out : batch ? o.names : o.outputs)
             if (!ends_with_ci(out, ".exr") && !ends_with_ci(out, ".json"))
-                throw CLI::ValidationError("--output", "'" + out + "' must end in .exr or .json");
+                throw CLI::ValidationError(batch ? "--name" : "--output", "'" + out + "' must end in .exr or .json");
+        for (const auto& [lang, file] : o.emits)
+            if (!parse_shader_language(lang))
+                throw CLI::ValidationError("--emit", "'" + lang + "' is not glsl or hlsl");
+        if (!o.preview.empty() && !ends_with_ci(o.preview, ".png"))
+            throw CLI::ValidationError("--preview", "'" + o.preview + "' must end in .png");
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         std::cerr << kTool << ": " << e.what() << " (see --help)\n";
@@ -307,21 +783,25 @@ int run_bake_app(int argc, char** argv) {
     }
 
     try {
-        return run(o);
+        App bake_app(o);
+        return bake_app.run();
+    } catch (const CLI::ValidationError& e) {
+        std::cerr << kTool << ": " << e.what() << " (see --help)\n";
+        return kExitUsage;
     } catch (const InputError& e) {
-        print_line(e.what());
+        std::cerr << kTool << ": " << e.what() << "\n";
         return kExitInput;
     } catch (const OutputError& e) {
-        print_line(e.what());
+        std::cerr << kTool << ": " << e.what() << "\n";
         return kExitOutput;
     } catch (const GpuError& e) {
-        print_line(std::string("GPU path failed: ") + e.what());
+        std::cerr << kTool << ": GPU path failed: " << e.what() << "\n";
         return kExitGpuUnavailable;
     } catch (const std::bad_alloc&) {
-        print_line("out of memory");
+        std::cerr << kTool << ": out of memory\n";
         return kExitFailure;
     } catch (const std::exception& e) {
-        print_line(std::string("internal error: ") + e.what());
+        std::cerr << kTool << ": internal error: " << e.what() << "\n";
         return kExitFailure;
     }
 }

@@ -1,0 +1,173 @@
+#include "preview_image.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include "atomic_file.h"
+#include "cube_map.h"
+#include "equirect.h"
+#include "errors.h"
+
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STB_IMAGE_WRITE_STATIC  // private copy: other translation units may embed stb too
+#define STBI_WRITE_NO_STDIO     // PNG to memory only; the file is written atomically below
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#include <stb_image_write.h>
+#pragma GCC diagnostic pop
+
+namespace bake {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+void put_pixel(PreviewImage& p, int row, int col, const Rgb& linear) {
+    std::uint8_t* px = &p.rgb[(static_cast<size_t>(row) * p.width + col) * 3];
+    for (int c = 0; c < 3; ++c) px[c] = preview_tone_map(linear[c], p.exposure);
+}
+
+// The source texel nearest to a direction.
+Rgb sample_nearest(const Environment& env, const Vec3& d) {
+    const float* px;
+    if (env.is_cube()) {
+        int face;
+        double sc, tc;
+        cube_face_coords(d, &face, &sc, &tc);
+        const int n = env.cube.size;
+        const int col = std::clamp(static_cast<int>((sc + 1) * 0.5 * n), 0, n - 1);
+        const int row = std::clamp(static_cast<int>((tc + 1) * 0.5 * n), 0, n - 1);
+        px = env.cube.faces[static_cast<size_t>(face)].at(row, col);
+    } else {
+        double u, v;
+        equirect_uv(d, &u, &v);
+        const Image& img = env.equirect;
+        const int col = std::clamp(static_cast<int>(u * img.width), 0, img.width - 1);
+        const int row = std::clamp(static_cast<int>(v * img.height), 0, img.height - 1);
+        px = img.at(row, col);
+    }
+    return {px[0], px[1], px[2]};
+}
+
+// The input resampled to a pw x ph lat-long: each source texel adds its value, weighted by its
+// solid angle, to the preview pixel its centre falls in; empty pixels take the nearest texel.
+std::vector<Rgb> resample_input(const Environment& env, int pw, int ph) {
+    std::vector<Rgb> sum(static_cast<size_t>(pw) * ph, Rgb{0, 0, 0});
+    std::vector<double> weight(sum.size(), 0.0);
+    auto add = [&](int prow, int pcol, const float* v, double w) {
+        const size_t i = static_cast<size_t>(prow) * pw + pcol;
+        for (int c = 0; c < 3; ++c) sum[i][c] += w * v[c];
+        weight[i] += w;
+    };
+    if (env.is_cube()) {
+        const int n = env.cube.size;
+        for (int f = 0; f < kCubeFaceCount; ++f)
+            for (int r = 0; r < n; ++r)
+                for (int c = 0; c < n; ++c) {
+                    double u, v;
+                    equirect_uv(cube_texel_direction(f, r, c, n), &u, &v);
+                    add(std::min(static_cast<int>(v * ph), ph - 1), std::min(static_cast<int>(u * pw), pw - 1),
+                        env.cube.faces[static_cast<size_t>(f)].at(r, c), cube_texel_solid_angle(r, c, n));
+                }
+    } else {
+        // Same mapping: the texel centre's u, v are (col + 0.5)/W, (row + 0.5)/H.
+        const Image& img = env.equirect;
+        for (int r = 0; r < img.height; ++r) {
+            const int prow = std::min(static_cast<int>((r + 0.5) / img.height * ph), ph - 1);
+            const double w = equirect_row_solid_angle(r, img.width, img.height);
+            for (int c = 0; c < img.width; ++c)
+                add(prow, std::min(static_cast<int>((c + 0.5) / img.width * pw), pw - 1), img.at(r, c), w);
+        }
+    }
+    for (int r = 0; r < ph; ++r)
+        for (int c = 0; c < pw; ++c) {
+            const size_t i = static_cast<size_t>(r) * pw + c;
+            if (weight[i] > 0) {
+                for (double& v : sum[i]) v /= weight[i];
+            } else {
+                sum[i] = sample_nearest(env, equirect_texel_direction(r, c, pw, ph));
+            }
+        }
+    return sum;
+}
+
+}  // namespace
+
+std::uint8_t preview_tone_map(double linear, double exposure) {
+    const double v = std::max(0.0, exposure * linear);
+    if (!(v < INFINITY)) return 255;  // +inf; NaN was turned into 0 by max
+    const double t = v / (1.0 + v);
+    const double s = t <= 0.0031308 ? 12.92 * t : 1.055 * std::pow(t, 1.0 / 2.4) - 0.055;
+    return static_cast<std::uint8_t>(std::clamp(std::lround(s * 255.0), 0L, 255L));
+}
+
+PreviewImage make_preview(const Environment& env, const ShCoefficients& irradiance, const PreviewOptions& options) {
+    PreviewImage p;
+    p.panel_width = std::max(2, options.panel_width + (options.panel_width & 1));
+    const int pw = p.panel_width, ph = pw / 2;
+    p.width = 2 * pw;
+    p.height = 2 * ph;
+    p.rgb.assign(static_cast<size_t>(p.width) * p.height * 3, 0);
+
+    p.exposure = options.exposure;
+    if (!(p.exposure > 0)) {
+        // Mean of E over the sphere is E_00 Y_00; the luminance of its E/pi sets the exposure.
+        const Rgb& e0 = irradiance.rgb.at(0);
+        const double mean = (0.2126 * e0[0] + 0.7152 * e0[1] + 0.0722 * e0[2]) * 0.282094791773878 / kPi;
+        p.exposure = mean > 0 && std::isfinite(mean) ? 1.0 / mean : 1.0;
+    }
+
+    const std::vector<Rgb> input = resample_input(env, pw, ph);
+    for (int r = 0; r < ph; ++r)
+        for (int c = 0; c < pw; ++c) {
+            put_pixel(p, r, c, input[static_cast<size_t>(r) * pw + c]);
+            Rgb e = eval_sh(irradiance, equirect_texel_direction(r, c, pw, ph));
+            for (double& v : e) v /= kPi;
+            put_pixel(p, r, pw + c, e);
+        }
+
+    // Four spheres, seen from +Z, +X, -Z, -X: view direction v (towards the viewer), right = (-v) x Y.
+    const Vec3 views[4] = {{0, 0, 1}, {1, 0, 0}, {0, 0, -1}, {-1, 0, 0}};
+    const double background = 0.02 / p.exposure;  // dark grey behind the spheres, after exposure
+    for (int s = 0; s < 4; ++s) {
+        const Vec3 v = views[s];
+        const Vec3 right{v.z, 0, -v.x};  // (-v) x (0, 1, 0)
+        for (int r = 0; r < ph; ++r)
+            for (int c = 0; c < ph; ++c) {
+                const double x = 2.0 * (c + 0.5) / ph - 1.0, y = 1.0 - 2.0 * (r + 0.5) / ph;
+                const double r2 = x * x + y * y;
+                Rgb out{background, background, background};
+                if (r2 < 1.0) {
+                    const double w = std::sqrt(1.0 - r2);
+                    const Vec3 n{x * right.x + w * v.x, y, x * right.z + w * v.z};
+                    out = eval_sh(irradiance, n);
+                    for (double& e : out) e /= kPi;
+                }
+                put_pixel(p, ph + r, s * ph + c, out);
+            }
+    }
+    return p;
+}
+
+void write_preview_png(const std::string& path, const PreviewImage& preview) {
+    std::vector<unsigned char> png;
+    auto sink = [](void* context, void* data, int size) {
+        auto* out = static_cast<std::vector<unsigned char>*>(context);
+        out->insert(out->end(), static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + size);
+    };
+    if (!stbi_write_png_to_func(sink, &png, preview.width, preview.height, 3, preview.rgb.data(), preview.width * 3))
+        throw OutputError(path + ": PNG encoding failed");
+    write_atomically(path, [&](const std::string& tmp) {
+        std::ofstream out(tmp, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
+        out.flush();
+        if (!out) throw OutputError(path + ": cannot write");
+    });
+}
+
+}  // namespace bake

@@ -1,0 +1,46 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "layout.h"
+#include "sh.h"
+
+namespace bake {
+
+// A picture of a bake for people: 8-bit sRGB, width 2P, height P (P = panel width, even):
+//
+//   +---------------------------+---------------------------+
+//   | input environment         | baked irradiance E(n)/pi  |   top: lat-long, P x P/2 each,
+//   | (lat-long, resampled)     | (lat-long)                |   the mapping of docs/CONVENTION.md
+//   +-------------+-------------+-------------+-------------+
+//   | sphere from | sphere from | sphere from | sphere from |   bottom: a white Lambertian sphere
+//   |     +Z      |     +X      |     -Z      |     -X      |   lit by the SH (orthographic, +Y up)
+//   +-------------+-------------+-------------+-------------+
+//
+// E/pi is the radiance a white Lambertian surface reflects, so both halves are in the units of
+// the input and share one exposure. Irradiance pixels and sphere pixels are the SH evaluated at
+// the pixel centre's direction (normal); the input is box-filtered into the preview's pixels
+// (nearest texel where the input is coarser than the preview): a picture, not data.
+struct PreviewImage {
+    int width = 0, height = 0;
+    std::vector<std::uint8_t> rgb;  // width * height * 3, rows top to bottom
+    double exposure = 1;            // the exposure the tone map used
+    int panel_width = 0;            // P
+};
+
+struct PreviewOptions {
+    int panel_width = 512;  // P, rounded up to even
+    double exposure = 0;    // <= 0: automatic, 1 / mean of E/pi over the sphere of directions
+};
+
+// Tone map of one linear channel value: v = max(0, exposure * x); t = v / (1 + v) (Reinhard);
+// sRGB encoding of t; rounded to 0..255.
+std::uint8_t preview_tone_map(double linear, double exposure);
+
+PreviewImage make_preview(const Environment& env, const ShCoefficients& irradiance, const PreviewOptions& options);
+
+// Writes the preview as PNG (stb_image_write) atomically. Throws OutputError("<path>: <problem>").
+void write_preview_png(const std::string& path, const PreviewImage& preview);
+
+}  // namespace bake

@@ -1,0 +1,89 @@
+#include "run_report.h"
+
+#include <fstream>
+
+#include "atomic_file.h"
+#include "errors.h"
+
+namespace bake {
+
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+json or_null(const std::optional<T>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+json string_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+}  // namespace
+
+json timings_to_json(const StageTimings& t) {
+    return {{"load", or_null(t.load)},       {"upload", or_null(t.upload)},
+            {"project", or_null(t.project)}, {"reduce", or_null(t.reduce)},
+            {"irradiance", or_null(t.irradiance)}, {"write", or_null(t.write)},
+            {"total", or_null(t.total)}};
+}
+
+json to_json(const FileReport& f) {
+    return {
+        {"index", f.index},
+        {"input", f.input},
+        {"files", f.files},
+        {"outputs", f.outputs},
+        {"status", f.status},
+        {"exit_code", or_null(f.exit_code)},
+        {"error", string_or_null(f.error)},
+        {"warnings", f.warnings},
+        {"order", f.order},
+        {"path", string_or_null(f.path)},
+        {"renderer", string_or_null(f.renderer)},
+        {"layout", string_or_null(f.layout)},
+        {"width", or_null(f.width)},
+        {"height", or_null(f.height)},
+        {"timings_ms", timings_to_json(f.timings)},
+        {"compare", f.compare},
+        {"golden", f.golden},
+        {"preview", f.preview},
+        {"emitted", f.emitted},
+    };
+}
+
+json to_json(const RunReport& r) {
+    int ok = 0, failed = 0, skipped = 0;
+    json files = json::array();
+    for (const FileReport& f : r.files) {
+        ok += f.status == "ok";
+        failed += f.status == "failed";
+        skipped += f.status == "skipped";
+        files.push_back(to_json(f));
+    }
+    return {
+        {"generator", "bake-irradiance"},
+        {"version", r.version},
+        {"report_version", 1},
+        {"exit_code", r.exit_code},
+        {"summary", {{"files", static_cast<int>(r.files.size())}, {"ok", ok}, {"failed", failed}, {"skipped", skipped}}},
+        {"settings", r.settings},
+        {"gpu",
+         {{"backend", string_or_null(r.gpu_backend)},
+          {"renderer", string_or_null(r.gpu_renderer)},
+          {"gl_version", string_or_null(r.gpu_version)}}},
+        {"total_ms", r.total_ms},
+        {"files", files},
+    };
+}
+
+void write_run_report(const std::string& path, const RunReport& report) {
+    const std::string text = to_json(report).dump(1) + "\n";
+    write_atomically(path, [&](const std::string& tmp) {
+        std::ofstream out(tmp, std::ios::binary);
+        out << text;
+        out.flush();
+        if (!out) throw OutputError(path + ": cannot write");
+    });
+}
+
+}  // namespace bake
