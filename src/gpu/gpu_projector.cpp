@@ -136,10 +136,12 @@ struct GlBuffer {
     GlBuffer(const GlBuffer&) = delete;
     GlBuffer& operator=(const GlBuffer&) = delete;
     // (Re)specifies the store, orphaning any previous one still in use by the GPU.
-    void allocate(std::size_t bytes, const void* data = nullptr) {
+    // usage: GL_STREAM_DRAW for uploads, GL_STREAM_READ for what the CPU reads back (NVIDIA's
+    // debug output flags a mismatch).
+    void allocate(std::size_t bytes, const void* data = nullptr, GLenum usage = GL_STREAM_DRAW) {
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
         glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(std::max<std::size_t>(bytes, 16)),
-                     data, data ? GL_STATIC_DRAW : GL_STREAM_DRAW);
+                     data, usage);
     }
     void bind(GLuint binding) const { glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id); }
 };
@@ -455,8 +457,8 @@ Projection GpuProjector::project_resident(int order) {
 
     m.project_timer.reset();
     m.reduce_timer.reset();
-    m.partials_a.allocate(r.total_groups * partial_bytes);
-    m.partials_b.allocate(ceil_div(r.total_groups, kReduceGroupSize) * partial_bytes);
+    m.partials_a.allocate(r.total_groups * partial_bytes, nullptr, GL_STREAM_READ);
+    m.partials_b.allocate(ceil_div(r.total_groups, kReduceGroupSize) * partial_bytes, nullptr, GL_STREAM_READ);
     check_gl("allocating buffers");
 
     glUseProgram(project_program);
@@ -575,7 +577,7 @@ void GpuProjector::Impl::render_map(const ShCoefficients& irradiance, bool cube,
     m.irradiance_timer.reset();
     for (std::size_t first = 0; first < texel_count; first += tile_texels) {
         const std::size_t n = std::min(tile_texels, texel_count - first);
-        m.map_output.allocate(n * kBytesPerTexel);
+        m.map_output.allocate(n * kBytesPerTexel, nullptr, GL_STREAM_READ);
         m.map_output.bind(1);
         m.set_uniform(program, "u_first_texel", first);
         m.set_uniform(program, "u_texel_count", n);
