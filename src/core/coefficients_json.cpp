@@ -107,7 +107,8 @@ CoefficientsDocument read_coefficients_json(const std::string& path) {
     CoefficientsDocument doc;
     try {
         doc.json = nlohmann::json::parse(ss.str());
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
+        // parse_error, and out_of_range for numbers beyond double (e.g. 1e999): both malformed input.
         std::string what = e.what();
         for (char& c : what)
             if (c == '\n' || c == '\r') c = ' ';
