@@ -1,0 +1,54 @@
+// Inputs found by the libFuzzer harnesses (tests/fuzz/) that once broke a contract, kept as
+// regression tests. Each is embedded here as bytes (shortened to what still reproduces).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "coefficients_json.h"
+#include "errors.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string write_file(const std::string& name, const std::string& bytes) {
+    fs::create_directories("fuzz_regressions");
+    const std::string path = "fuzz_regressions/" + name;
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    return path;
+}
+
+// read_coefficients_json's contract: only InputError, one line, starting with "<path>: ".
+void require_one_line_input_error(const std::string& path) {
+    try {
+        bake::read_coefficients_json(path);
+        FAIL("accepted " << path);
+    } catch (const bake::InputError& e) {
+        const std::string what = e.what();
+        INFO(what);
+        CHECK(what.rfind(path + ": ", 0) == 0);
+        CHECK(what.find('\n') == std::string::npos);
+    }
+    // Anything else (nlohmann's out_of_range before the fix) escapes and fails the test case.
+}
+
+}  // namespace
+
+TEST_CASE("fuzz regression: a number beyond double's range in a coefficients JSON is an InputError",
+          "[fuzz][json]") {
+    // fuzz_coefficients_json, crash-5e7c20a9...: nlohmann::json throws out_of_range (406, "number
+    // overflow") rather than parse_error for 1e031738, which escaped read_coefficients_json as a
+    // non-InputError (the CLI would have called it an internal error, exit 1). The first 45 bytes
+    // of the fuzzer's input: the parser fails at the number, before the truncation.
+    require_one_line_input_error(write_file("crash-5e7c20a9.json", "{\"irradiance\":[[-1.0,1e-300,0],[-1.0,1e031738"));
+    require_one_line_input_error(write_file("overflow_radiance.json", "{\"radiance\": [[1e999, 0, 0]]}"));
+    require_one_line_input_error(write_file("overflow_negative.json", "{\"radiance\": [[0, -1e400, 0]]}"));
+    // Not errors of that kind: underflow becomes 0, an integer beyond 64 bits becomes a double.
+    const bake::CoefficientsDocument doc = bake::read_coefficients_json(
+        write_file("edge_numbers.json", "{\"radiance\": [[1e-400, 18446744073709551616, -9223372036854775809]]}"));
+    CHECK(doc.radiance.rgb[0][0] == 0.0);
+    CHECK(doc.radiance.rgb[0][1] == 18446744073709551616.0);
+    CHECK(doc.radiance.rgb[0][2] == -9223372036854775808.0);
+}
