@@ -209,15 +209,17 @@ std::vector<Job> App::plan_jobs() const {
     if (!o_.faces.empty()) inputs = {o_.faces[0]};
     const bool several = inputs.size() > 1;
     auto expand = [&](const std::string& pattern, const std::string& input, int index, const char* option) {
+        std::string expanded;
+        try {
+            expanded = expand_output_pattern(pattern, input, index);
+        } catch (const std::invalid_argument& e) {
+            throw CLI::ValidationError(option, e.what());
+        }
         if (several && !has_output_placeholder(pattern))
             throw CLI::ValidationError(option, "'" + pattern +
                                                    "' would name the same file for every input: use {stem}, {name} "
                                                    "or {index}");
-        try {
-            return expand_output_pattern(pattern, input, index);
-        } catch (const std::invalid_argument& e) {
-            throw CLI::ValidationError(option, e.what());
-        }
+        return expanded;
     };
     std::vector<Job> jobs;
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -370,7 +372,13 @@ void write_text(const std::string& path, const std::string& text) {
 int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileReport& rep) {
     // A bad golden fails before any work.
     std::optional<CoefficientsDocument> golden;
-    if (!job.golden.empty()) golden = read_coefficients_json(job.golden);
+    if (!job.golden.empty()) {
+        try {
+            golden = read_coefficients_json(job.golden);
+        } catch (const InputError& e) {
+            throw InputError(std::string(e.what()) + " (--golden)");
+        }
+    }
 
     progress_.stage(job.index, job_count_, job.label, "load");
     Loaded loaded = get_loaded();
