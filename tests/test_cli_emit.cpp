@@ -187,6 +187,36 @@ TEST_CASE("emit: the HLSL function holds every non-zero coefficient with its bas
     CHECK(as_hlsl == hlsl);
 }
 
+TEST_CASE("emit: the HLSL function compiles as an HLSL compute shader (glslang, where installed)", "[cli][emit]") {
+    // Debian has no dxc; glslang (package glslang-tools) reads HLSL. Without it: a warning.
+    if (std::system("command -v glslangValidator >/dev/null 2>&1") != 0) {
+        WARN("glslangValidator not installed (Debian package glslang-tools): HLSL not compiled");
+        return;
+    }
+    const std::string dir = scratch("emit_hlsl_compile");
+    for (const int order : {3, 5}) {
+        const std::string name = "s" + std::to_string(order) + ".hlsl";
+        REQUIRE(run_cli(kWarehouse + " --order " + std::to_string(order) + " --emit hlsl " + dir + "/" + name +
+                        " --device cpu -q")
+                    .exit_code == 0);
+        std::ofstream(dir + "/wrap" + name) << "RWStructuredBuffer<float4> normals : register(u0);\n"
+                                               "RWStructuredBuffer<float4> result : register(u1);\n"
+                                               "#include \"" << name << "\"\n"
+                                               "[numthreads(64, 1, 1)]\n"
+                                               "void main(uint3 id : SV_DispatchThreadID)\n"
+                                               "{ result[id.x] = float4(BakeIrradiance(normals[id.x].xyz), 1.0); }\n";
+        const std::string cmd = "cd " + dir + " && glslangValidator -D -V -S comp -e main wrap" + name + " -o " + name +
+                                ".spv >" + name + ".log 2>&1";
+        const int status = std::system(cmd.c_str());
+        INFO(slurp(dir + "/" + name + ".log"));
+        CHECK(status == 0);
+        CHECK(file_exists(dir + "/" + name + ".spv"));
+    }
+    // And a broken function does not compile: the check can fail.
+    std::ofstream(dir + "/bad.hlsl") << "[numthreads(1, 1, 1)] void main() { float3 e = float3(1.0, 2.0); }\n";
+    CHECK(std::system(("cd " + dir + " && glslangValidator -D -V -S comp -e main bad.hlsl >/dev/null 2>&1").c_str()) != 0);
+}
+
 TEST_CASE("emit: an unwritable snippet is exit 4, one line naming it", "[cli][emit][errors]") {
     const std::string dir = scratch("emit_error");
     const CliResult r = run_cli(kSample + " --emit glsl " + dir + "/no/dir/s.glsl --device cpu");
