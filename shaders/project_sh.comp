@@ -1,23 +1,13 @@
 // Pass 1 of the projection: texels -> one partial sum per work group.
-// Constants from the host: SH_ORDER, WG_SIZE (power of two), WG_LOG2, QUADS_PER_THREAD,
-// REDUCE_CHUNK, CUBE_LAYOUT (1: cube faces, 0: equirect), WORK_GROUP_SUM.
+// Constants from the host: SH_ORDER, WG_SIZE (power of two), WG_LOG2, REDUCE_CHUNK,
+// WORK_GROUP_SUM, CUBE_LAYOUT (1: cube faces, 0: equirect), CUBE_SYMMETRY (cube faces whose
+// size is a multiple of 8, see below) with TASKS_PER_THREAD, else QUADS_PER_THREAD.
 //
 // Texels are RGB float32, packed in quads: a quad (4 texels) is three vec4 words, so every load
 // is a 16-byte vector load, and consecutive invocations read consecutive quads (coalesced).
-//
-// Cube: texel position p = row * n + col is shared by the six faces, and so are its solid angle
-// and, up to a permutation and signs, its direction. An invocation therefore takes 4 positions
-// (a "position quad"), computes their geometry once, and adds those positions on all 6 faces
-// (24 texels): the costly geometry (sqrt, divisions, atan series) is paid once per 6 texels.
-// The tile holds positions [u_first, +u_count) of every face, face f at word offset
-// f * u_face_stride_quads * 3, each face padded with zeros to whole quads.
-//
-// Equirect: position = texel, t = row * width + col, tile [u_first, +u_count), one "face".
-//
-// Work group g owns WG_SIZE * QUADS_PER_THREAD position quads starting at g times that;
-// invocation i adds its quads sequentially into registers (24 or 4 texels each), then the work
-// group's tree sums the invocations. Partial g: SH_COUNT vec4 at g * SH_COUNT, rgb = sum of
-// L * Y_k * Omega, and .w of coefficient 0 = sum of Omega.
+// Partial g: SH_COUNT vec4 at g * SH_COUNT, rgb = sum of L * Y_k * Omega, and .w of
+// coefficient 0 = sum of Omega.
+#pragma optionNV(unroll all)
 layout(local_size_x = WG_SIZE) in;
 
 layout(std430, binding = 0) readonly buffer Texels { vec4 texel_words[]; };
@@ -29,11 +19,124 @@ layout(std430, binding = 2) readonly buffer RowTable { vec4 row_table[]; };
 layout(std430, binding = 3) readonly buffer ColumnTable { vec2 column_table[]; };
 #endif
 
+uniform uint u_first_partial;  // partial index of the tile's first work group
+uniform uint u_size;           // cube face size n, or equirect width
+
+#if CUBE_SYMMETRY
+// Cube faces of size n = 8m, by the symmetry of the cube. Mirroring a face's texel grid in s
+// (column c <-> n-1-c) or t (row r <-> n-1-r), or going to the opposite face at the same (r, c),
+// flips the signs of direction components (docs/CONVENTION.md's face table):
+//   pair +X/-X, base (1, -t, -s): opposite face flips x,z; s-mirror flips z; t-mirror flips y
+//   pair +Y/-Y, base (s, 1, t):   opposite face flips y,z; s-mirror flips x; t-mirror flips z
+//   pair +Z/-Z, base (s, -t, 1):  opposite face flips x,z; s-mirror flips x; t-mirror flips y
+// so the 8 texels {face, opposite} x {c, n-1-c} x {r, n-1-r} of a pair look along the 8 sign
+// flips of one direction d, and have one solid angle. Every basis function has a parity in
+// each component (bits x=1, y=2, z=4 of kParity), Y_k(flip_b d) = (-1)^popcount(b & p_k) Y_k(d)
+// exactly (also in float: negation is exact), so the 8 texels add
+//   Omega * Y_k(d) * R_p,   R_p = sum_b (-1)^popcount(b & p) L_b      (p = kParity[k]),
+// the R_p being a 3-stage Walsh-Hadamard transform of the 8 radiances. One basis evaluation
+// and SH_COUNT multiply-adds then serve 8 texels, and one geometry evaluation 24.
+//
+// A task is one quad of 4 positions (row r < n/2, columns 4cq..4cq+3 < n/2); it reads 8 quads
+// per face pair (96 texels). The tile holds, per face f, the rows [u_row_base, +u_rows) (top
+// band) then the mirrored rows [n - u_row_base - u_rows, n - u_row_base) (bottom band), each
+// row n/4 quads; tasks [u_first_task, +u_task_count) are row-major over the quadrant.
+uniform uint u_first_task;
+uniform uint u_task_count;
+uniform uint u_row_base;
+uniform uint u_rows;
+
+const int kParity[25] = int[25](0, 2, 4, 1, 3, 6, 0, 5, 0, 2, 7, 2, 4, 1, 4, 1, 3, 6, 3, 6, 0, 5, 0, 5, 0);
+const uint kFlipOpposite[3] = uint[3](5u, 6u, 5u);
+const uint kFlipS[3] = uint[3](4u, 1u, 1u);
+const uint kFlipT[3] = uint[3](2u, 4u, 2u);
+
+vec3 pair_base_direction(int pair, float s, float t) {
+    if (pair == 0) return vec3(1.0, -t, -s);
+    if (pair == 1) return vec3(s, 1.0, t);
+    return vec3(s, -t, 1.0);
+}
+
+void main() {
+    vec3 acc[SH_COUNT];
+    for (int k = 0; k < SH_COUNT; ++k) acc[k] = vec3(0.0);
+    float omega_sum = 0.0;
+
+    uint lid = gl_LocalInvocationID.x;
+    uint half_quads = u_size / 8u;            // quads in half a row
+    uint row_words = 3u * (u_size / 4u);      // a row: n/4 quads of 3 words
+    uint band_words = u_rows * row_words;
+    uint face_words = 2u * band_words;
+    for (int i = 0; i < TASKS_PER_THREAD; ++i) {
+        uint local_task = gl_WorkGroupID.x * uint(WG_SIZE * TASKS_PER_THREAD) + uint(i * WG_SIZE) + lid;
+        if (local_task >= u_task_count) break;
+        uint task = u_first_task + local_task;
+        uint row = task / half_quads;
+        uint cq = task - row * half_quads;
+        uint local_row = row - u_row_base;
+        uint band_offset[2] = uint[2](local_row * row_words, band_words + (u_rows - 1u - local_row) * row_words);
+        uint quad_offset[2] = uint[2](3u * cq, 3u * (2u * half_quads - 1u - cq));
+
+        float tc = cube_centre_coord(row, u_size);
+        float sc[4], inv_len[4], omega[4];
+        for (int j = 0; j < 4; ++j) {
+            uint col = 4u * cq + uint(j);
+            sc[j] = cube_centre_coord(col, u_size);
+            inv_len[j] = inversesqrt(1.0 + sc[j] * sc[j] + tc * tc);
+            omega[j] = cube_texel_solid_angle(row, col, u_size);
+            omega_sum += 24.0 * omega[j];
+        }
+
+        for (int pair = 0; pair < 3; ++pair) {
+            vec3 texel[32];  // [flip bits b * 4 + position j]
+            for (int e = 0; e < 2; ++e)
+                for (int mt = 0; mt < 2; ++mt)
+                    for (int ms = 0; ms < 2; ++ms) {
+                        uint word = uint(2 * pair + e) * face_words + band_offset[mt] + quad_offset[ms];
+                        vec4 w0 = texel_words[word];
+                        vec4 w1 = texel_words[word + 1u];
+                        vec4 w2 = texel_words[word + 2u];
+                        vec3 q[4] = vec3[4](w0.xyz, vec3(w0.w, w1.xy), vec3(w1.zw, w2.x), w2.yzw);
+                        uint b = (e == 1 ? kFlipOpposite[pair] : 0u) ^ (ms == 1 ? kFlipS[pair] : 0u) ^
+                                 (mt == 1 ? kFlipT[pair] : 0u);
+                        for (int j = 0; j < 4; ++j) texel[b * 4u + uint(j)] = q[ms == 1 ? 3 - j : j];
+                    }
+            for (int j = 0; j < 4; ++j) {
+                vec3 r[8];
+                for (int b = 0; b < 8; ++b) r[b] = texel[b * 4 + j] * omega[j];
+                for (int bit = 1; bit < 8; bit <<= 1)  // Walsh-Hadamard: r[p] = R_p * Omega
+                    for (int b = 0; b < 8; ++b)
+                        if ((b & bit) == 0) {
+                            vec3 u = r[b], v = r[b | bit];
+                            r[b] = u + v;
+                            r[b | bit] = u - v;
+                        }
+                float y[SH_COUNT];
+                sh_basis(pair_base_direction(pair, sc[j], tc) * inv_len[j], y);
+                for (int k = 0; k < SH_COUNT; ++k) acc[k] += y[k] * r[kParity[k]];
+            }
+        }
+    }
+    vec4 sums[SH_COUNT];
+    for (int k = 0; k < SH_COUNT; ++k) sums[k] = vec4(acc[k], k == 0 ? omega_sum : 0.0);
+    store_work_group_sum(sums, lid, (u_first_partial + gl_WorkGroupID.x) * uint(SH_COUNT));
+}
+
+#else
+// Cube (any size): texel position p = row * n + col is shared by the six faces, and so are its
+// solid angle and, up to a permutation and signs, its direction. An invocation therefore takes
+// 4 positions (a "position quad"), computes their geometry once, and adds those positions on
+// all 6 faces (24 texels). The tile holds positions [u_first, +u_count) of every face, face f
+// at word offset f * u_face_stride_quads * 3, each face padded with zeros to whole quads.
+//
+// Equirect: position = texel, t = row * width + col, tile [u_first, +u_count), one "face".
+//
+// Work group g owns WG_SIZE * QUADS_PER_THREAD position quads starting at g times that;
+// invocation i adds its quads sequentially into registers (24 or 4 texels each), then the work
+// group's tree sums the invocations.
 uniform uint u_first;              // global index of the tile's first position
 uniform uint u_count;              // positions in the tile
 uniform uint u_face_stride_quads;  // cube: quads per face in the tile buffer
-uniform uint u_first_partial;      // partial index of the tile's first work group
-uniform uint u_size;               // cube face size n, or equirect width
 
 #if CUBE_LAYOUT
 #define FACES 6
@@ -102,3 +205,4 @@ void main() {
     }
     store_work_group_sum(acc, lid, (u_first_partial + gl_WorkGroupID.x) * uint(SH_COUNT));
 }
+#endif

@@ -2,25 +2,37 @@
 //
 // Projection: upload() copies the source texels once as packed RGB float32 (split into tiles
 // when one buffer would exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE or the work-group count limit).
-// Pass 1 (project_sh.comp) turns each work group's texels (1024 positions x 6 faces for a cube,
-// 4096 texels for equirect) into one partial (SH_COUNT vec4: rgb sums and, in coefficient 0's w,
-// the solid-angle sum); reduction passes (reduce_partials.comp) then sum 256 partials into one
-// until a single partial is left, and only that one is read back. No atomics: the summation
-// order is fixed by the input's size, so results are bit-for-bit repeatable on a given GPU and
-// driver, with or without tiling.
+// Pass 1 (project_sh.comp) turns each work group's texels into one partial (SH_COUNT vec4: rgb
+// sums and, in coefficient 0's w, the solid-angle sum); reduction passes (reduce_partials.comp)
+// then sum up to 256 * reduce_seq partials into one until a single partial is left, and only that
+// one is read back. No atomics: the summation order is fixed by the input's size and the tuning
+// (GpuTuning), so results are bit-for-bit repeatable on a given GPU and driver, with or
+// without tiling.
 //
-// Rounding (u = 2^-24): every output value is a float sum of per-texel terms L * Y_k * Omega.
-// Each invocation adds its texels sequentially (24 for a cube, 16 for equirect), then binary
-// trees add: 8 levels in pass 1's work group and ceil(log2(min(n, 256))) in a reduction pass
-// over n partials. So, to first order,
+// Pass 1 has two forms. Cubes of face size 8m (CUBE_SYMMETRY): an invocation takes tasks of 4
+// positions in one quadrant of the face grid and, for each of the 3 opposite-face pairs, the 8
+// texels that mirror them (same solid angle, directions the 8 sign flips of one direction): a
+// Walsh-Hadamard transform of their radiances (3 roundings) turns them into 8 parity sums R_p,
+// and one basis evaluation Y_k(d) * R_{parity(k)} adds all 8 (project_sh.comp explains).
+// Other cubes and lat-long images: one basis evaluation per texel, a cube's geometry shared by
+// the 6 faces at one position.
+//
+// Rounding (u = 2^-24): every output value is a float sum of per-texel terms L * Y_k * Omega
+// (symmetric form: of terms Y_k * (Omega * R_p), R_p carrying 3 roundings of sums of the 8
+// texels' |L Omega|, so the same bound covers it). Each invocation adds its terms sequentially
+// (symmetric form: 12 per task, tasks_per_thread tasks; otherwise 24 per cube position quad or
+// 4 per lat-long quad), then binary trees add: log2(group_size) levels in pass 1's work group;
+// a reduction pass adds up to reduce_seq partials per invocation, then ceil(log2(min(n, 256)))
+// tree levels. So, to first order,
 //     |sum_gpu - sum of the float terms| <= summation_depth * u * sum |terms|,
-// summation_depth = 24 + 8 + the reduction levels: 42 for 6 x 1024^2 texels, 44 for
-// 6 x 2048^2. For non-negative radiance, sum_t |L Y_k Omega| <= max|Y_k| sum_t L Omega
+// summation_depth = 3 (symmetric form) + sequential adds + tree levels + reductions: 3 + 24 + 7
+// + 2 + 8 = 44 for 6 x 1024^2 texels with the default tuning, 3 + 24 + 7 + 7 + 8 = 49 for 6 x
+// 2048^2. For non-negative radiance, sum_t |L Y_k Omega| <= max|Y_k| sum_t L Omega
 // = sqrt(2l+1) |L_00| <= 3 x the channel's coefficient-vector norm, so this part stays below
-// 3 * 44 * u = 7.9e-6 of the norm (the --compare measure). The terms themselves carry a few
+// 3 * 49 * u = 8.8e-6 of the norm (the --compare measure). The terms themselves carry a few
 // ulps from the direction, the solid angle and the basis polynomial; those errors are
 // independent from texel to texel and largely average out. tests/test_gpu.cpp checks measured
-// differences against the full bound (summation plus term evaluation): they use 2-4% of it.
+// differences against the full bound (summation plus term evaluation).
 //
 // Test hook: BAKE_TEST_FAULT=shader-compile makes every shader fail to compile (a real driver
 // compile error with its info log); BAKE_TEST_FAULT=dispatch issues an invalid dispatch after
@@ -30,45 +42,63 @@
 
 #include <glad/gl.h>
 
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <EGL/egl.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cube_map.h"
 #include "embedded_shaders.h"
 #include "equirect.h"
 
+// GL 4.4 / ARB_buffer_storage, loaded by hand: the generated loader is GL 4.3 core.
+#ifndef GL_MAP_PERSISTENT_BIT
+#define GL_MAP_PERSISTENT_BIT 0x0040
+#endif
+#ifndef GL_MAP_COHERENT_BIT
+#define GL_MAP_COHERENT_BIT 0x0080
+#endif
+#ifndef GL_DYNAMIC_STORAGE_BIT
+#define GL_DYNAMIC_STORAGE_BIT 0x0100
+#endif
+
 namespace bake {
 namespace {
 
-// Pass 1 (project_sh.comp): 256 invocations per work group, each taking position quads (4
-// texel positions) one after the other. A cube position quad covers 4 positions on all 6 faces
-// (24 texels), so one quad per invocation; an equirect quad is 4 texels, so 4 quads.
-constexpr GLuint kProjectGroupSize = 256;  // a power of two: the tree halves it
-constexpr GLuint kProjectGroupLog2 = 8;
+using BufferStorageFn = void(GLAD_API_PTR*)(GLenum target, GLsizeiptr size, const void* data, GLbitfield flags);
+BufferStorageFn g_buffer_storage = nullptr;
 
+// Cube pass 1 without symmetry: one position quad = 4 positions x 6 faces; lat-long: 4 texels.
 struct Pass1Shape {
     GLuint faces;             // 6 for a cube (positions shared by the faces), 1 for equirect
     GLuint quads_per_thread;  // position quads per invocation
-    std::size_t positions_per_group() const { return std::size_t{kProjectGroupSize} * quads_per_thread * 4; }
+    GLuint group_size;
+    std::size_t positions_per_group() const { return std::size_t{group_size} * quads_per_thread * 4; }
     std::size_t texels_per_thread() const { return std::size_t{quads_per_thread} * 4 * faces; }
 };
-constexpr Pass1Shape kCubeShape{6, 1};
-constexpr Pass1Shape kEquirectShape{1, 4};
+// Symmetric cube pass: a task = 4 positions of a face quadrant x 3 pairs x 8 mirrored texels.
+constexpr std::size_t kTexelsPerTask = 96;
+constexpr std::size_t kTermsPerTask = 12;  // sequential adds per task (4 positions x 3 pairs)
+constexpr int kWalshHadamardRoundings = 3;
 
-// Reduction passes: 256 partials -> 1.
+// Reduction passes: up to 256 * reduce_seq partials -> 1.
 constexpr GLuint kReduceGroupSize = 256;
 constexpr GLuint kReduceGroupLog2 = 8;
-// Coefficients per shared-memory tree round: 5 * 256 * 16 B = 20 KiB, under the 32 KiB that
-// GL guarantees for GL_MAX_COMPUTE_SHARED_MEMORY_SIZE; 5 divides both 25 and 9 + 1.
-constexpr GLuint kReduceChunk = 5;
+// Shared memory per tree round, at most the 32 KiB that GL guarantees.
+constexpr std::size_t kTreeSharedBytes = 32768;
 constexpr GLuint kMapGroupSize = 64;
 constexpr std::size_t kBytesPerTexel = 3 * sizeof(float);
+constexpr std::size_t kStagingBytes = std::size_t{64} << 20;
 
 bool fault_requested(const char* what) {
     const char* fault = std::getenv("BAKE_TEST_FAULT");
@@ -82,6 +112,21 @@ int ceil_log2(std::size_t n) {
 }
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+bool is_power_of_two(unsigned v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// Coefficients per shared-memory tree round for a work group of `group` invocations.
+unsigned tree_chunk(int count, unsigned group) {
+    const std::size_t rounds = ceil_div(std::size_t(count) * group * 16, kTreeSharedBytes);
+    return static_cast<unsigned>(ceil_div(static_cast<std::size_t>(count), std::max<std::size_t>(rounds, 1)));
+}
+
+// Face size of a cube of `texel_count` texels when the symmetric pass applies to it, else 0.
+std::size_t symmetric_face_size(std::size_t texel_count, const GpuTuning& tuning) {
+    if (!tuning.cube_symmetry || texel_count % 6 != 0) return 0;
+    const auto n = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(texel_count / 6))));
+    return n * n * 6 == texel_count && n % 8 == 0 ? n : 0;
+}
 
 std::string gl_error_name(GLenum error) {
     switch (error) {
@@ -131,6 +176,8 @@ std::string one_line(std::string log) {
 
 struct GlBuffer {
     GLuint id = 0;
+    std::size_t size = 0;
+    bool immutable = false;
     GlBuffer() { glGenBuffers(1, &id); }
     ~GlBuffer() { glDeleteBuffers(1, &id); }
     GlBuffer(const GlBuffer&) = delete;
@@ -140,10 +187,25 @@ struct GlBuffer {
     // debug output flags a mismatch).
     void allocate(std::size_t bytes, const void* data = nullptr, GLenum usage = GL_STREAM_DRAW) {
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
-        glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(std::max<std::size_t>(bytes, 16)),
-                     data, usage);
+        size = std::max<std::size_t>(bytes, 16);
+        glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(size), data, usage);
+    }
+    // Immutable storage (glBufferStorage): flags 0 = GPU access only, which drivers place in
+    // device memory. Once per buffer object.
+    void allocate_storage(std::size_t bytes, GLbitfield flags, const void* data = nullptr) {
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
+        size = std::max<std::size_t>(bytes, 16);
+        g_buffer_storage(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(size), data, flags);
+        immutable = true;
     }
     void bind(GLuint binding) const { glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id); }
+    // A fresh buffer object (immutable storage cannot be re-specified).
+    void reset() {
+        glDeleteBuffers(1, &id);
+        glGenBuffers(1, &id);
+        size = 0;
+        immutable = false;
+    }
 };
 
 // GPU time of one stage (several tiles or passes, summed) from pairs of GL_TIMESTAMP queries.
@@ -208,42 +270,109 @@ void fill_equirect_tables(int width, int height, std::vector<float>* rows, std::
     }
 }
 
+// memcpy split over a few threads: one thread does not fill host-to-device bandwidth.
+void parallel_copy(void* dst, const void* src, std::size_t bytes) {
+    const unsigned threads =
+        bytes < (std::size_t{4} << 20) ? 1u : std::min(4u, std::max(1u, std::thread::hardware_concurrency()));
+    const std::size_t part = ceil_div(bytes, threads);
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) {
+        const std::size_t begin = t * part;
+        if (begin >= bytes) break;
+        pool.emplace_back([=] {
+            std::memcpy(static_cast<char*>(dst) + begin, static_cast<const char*>(src) + begin,
+                        std::min(part, bytes - begin));
+        });
+    }
+    std::memcpy(dst, src, std::min(part, bytes));
+    for (auto& th : pool) th.join();
+}
+
+int reduction_depth(std::size_t partials, unsigned reduce_seq) {
+    int depth = 0;
+    for (std::size_t n = partials; n > 1; n = ceil_div(n, std::size_t{kReduceGroupSize} * reduce_seq)) {
+        depth += static_cast<int>(std::min<std::size_t>(reduce_seq, ceil_div(n, kReduceGroupSize))) - 1;
+        depth += ceil_log2(std::min<std::size_t>(n, kReduceGroupSize));
+    }
+    return depth;
+}
+
 }  // namespace
+
+std::string GpuTuning::describe() const {
+    std::ostringstream s;
+    s << "sym=" << (cube_symmetry ? 1 : 0) << " wg=" << group_size << " tasks=" << tasks_per_thread
+      << " cq=" << cube_quads_per_thread << " eq=" << equirect_quads_per_thread << " rseq=" << reduce_seq
+      << " upload="
+      << (upload == Upload::BufferData ? "bufferdata" : upload == Upload::Storage ? "storage" : "staging");
+    return s.str();
+}
 
 struct GpuProjector::Impl {
     Limits limits;
+    GpuTuning tuning;
+    bool has_buffer_storage = false;
     std::map<std::string, GLuint> programs;  // by shader name + defines
     // The uploaded input (upload()), in tiles; pass 1 reads it, project_resident() reuses it.
     struct Tile {
-        std::size_t first = 0, count = 0;  // texel positions [first, first + count)
-        std::size_t stride_quads = 0;      // quads per face in the buffer
+        // Symmetric cube pass: tasks [first, first + count), face rows [row_base, +rows) and
+        // their mirrors. Otherwise: texel positions [first, first + count).
+        std::size_t first = 0, count = 0;
+        std::size_t row_base = 0, rows = 0;
+        std::size_t stride_quads = 0;      // per-texel cube pass: quads per face in the buffer
         std::size_t groups = 0;            // pass-1 work groups
         std::unique_ptr<GlBuffer> texels;
     };
     struct Resident {
         bool valid = false;
         bool cube = false;
+        bool symmetric = false;
+        GpuTuning tuning;            // the pass-1 shape the tiles were cut for
         std::size_t size = 0;        // cube face size or equirect width
         std::size_t positions = 0;   // texels per face (cube) or per image
         std::size_t total_groups = 0;
         std::vector<Tile> tiles;
     } resident;
-    GlBuffer partials_a, partials_b, row_table, column_table;
+    GlBuffer partials_a, partials_b, result, row_table, column_table;
     GlBuffer coefficients, map_output, map_row_table, map_column_table;
+    std::unique_ptr<GlBuffer> staging[2];
+    void* staging_map[2] = {nullptr, nullptr};
+    GLsync staging_fence[2] = {nullptr, nullptr};
+    int staging_next = 0;
     StageTimer project_timer, reduce_timer, irradiance_timer;
     GpuTimings timings;
     std::size_t max_tile_texels = 0;  // test cap, 0 = none
 
     ~Impl() {
         for (auto& entry : programs) glDeleteProgram(entry.second);
+        for (GLsync& f : staging_fence)
+            if (f) glDeleteSync(f);
+        for (int i = 0; i < 2; ++i)
+            if (staging_map[i]) {
+                glBindBuffer(GL_COPY_READ_BUFFER, staging[i]->id);
+                glUnmapBuffer(GL_COPY_READ_BUFFER);
+            }
     }
 
+    GpuTuning::Upload upload_mode() const {
+        return has_buffer_storage ? tuning.upload : GpuTuning::Upload::BufferData;
+    }
     GLuint program(const char* shader_name, const std::string& defines);
     void set_uniform(GLuint program, const char* name, std::size_t value) const {
         glUniform1ui(glGetUniformLocation(program, name), static_cast<GLuint>(value));
     }
     void upload_equirect_tables(int width, int height, GlBuffer* rows, GlBuffer* columns) const;
     void check_block(std::size_t bytes, const char* what) const;
+    // Creates a tile buffer of `bytes` for the current upload mode.
+    std::unique_ptr<GlBuffer> make_texel_buffer(std::size_t bytes);
+    // Writes bytes into a tile buffer (src nullptr: zeros), through the upload mode's path.
+    void write(GlBuffer& buffer, std::size_t offset, const void* src, std::size_t bytes);
+    // Pass-1 and reduction programs of the resident input's shape for `order`.
+    std::pair<GLuint, GLuint> projection_programs(int order);
+    // Issues pass 1 over every tile (timed by project_timer when `timed`).
+    void dispatch_pass1(GLuint program, bool timed);
+    // Issues the reduction passes from partials_a; returns the buffer holding the final partial.
+    GlBuffer* dispatch_reductions(GLuint program, int order);
     // Evaluates the irradiance SH at every texel of a cube (6 faces of width x width) or a
     // lat-long image into `out` (RGB float, in project_sh.comp's texel order).
     void render_map(const ShCoefficients& irradiance, bool cube, int width, int height, std::vector<float>* out);
@@ -286,6 +415,7 @@ GLuint GpuProjector::Impl::program(const char* shader_name, const std::string& d
     }
     const GLuint prog = glCreateProgram();
     glAttachShader(prog, shader);
+    glProgramParameteri(prog, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
     glLinkProgram(prog);
     glDeleteShader(shader);  // freed with the program
     glGetProgramiv(prog, GL_LINK_STATUS, &ok);
@@ -316,7 +446,60 @@ void GpuProjector::Impl::upload_equirect_tables(int width, int height, GlBuffer*
     columns_buffer->allocate(cols.size() * sizeof(float), cols.data());
 }
 
-GpuProjector::GpuProjector(const GlContext& /*context: must be current on this thread*/)
+std::unique_ptr<GlBuffer> GpuProjector::Impl::make_texel_buffer(std::size_t bytes) {
+    auto buffer = std::make_unique<GlBuffer>();
+    switch (upload_mode()) {
+        case GpuTuning::Upload::BufferData: buffer->allocate(bytes); break;
+        case GpuTuning::Upload::Storage: buffer->allocate_storage(bytes, GL_DYNAMIC_STORAGE_BIT); break;
+        case GpuTuning::Upload::Staging: buffer->allocate_storage(bytes, 0); break;
+    }
+    return buffer;
+}
+
+void GpuProjector::Impl::write(GlBuffer& buffer, std::size_t offset, const void* src, std::size_t bytes) {
+    if (bytes == 0) return;
+    if (upload_mode() != GpuTuning::Upload::Staging) {
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer.id);
+        if (src) {
+            glBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes), src);
+        } else {
+            const std::vector<char> zeros(bytes, 0);
+            glBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes),
+                            zeros.data());
+        }
+        return;
+    }
+    for (int i = 0; i < 2; ++i)
+        if (!staging[i]) {
+            staging[i] = std::make_unique<GlBuffer>();
+            const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+            staging[i]->allocate_storage(kStagingBytes, flags);
+            staging_map[i] = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(kStagingBytes), flags);
+            check_gl("mapping the staging buffer");
+            if (!staging_map[i]) throw GpuError("could not map the texel staging buffer");
+        }
+    for (std::size_t done = 0; done < bytes;) {
+        const std::size_t n = std::min(kStagingBytes, bytes - done);
+        const int slot = staging_next;
+        staging_next ^= 1;
+        if (staging_fence[slot]) {  // the copy out of this staging buffer must have finished
+            while (glClientWaitSync(staging_fence[slot], GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000) == GL_TIMEOUT_EXPIRED) {
+            }
+            glDeleteSync(staging_fence[slot]);
+            staging_fence[slot] = nullptr;
+        }
+        if (src) parallel_copy(staging_map[slot], static_cast<const char*>(src) + done, n);
+        else std::memset(staging_map[slot], 0, n);
+        glBindBuffer(GL_COPY_READ_BUFFER, staging[slot]->id);
+        glBindBuffer(GL_COPY_WRITE_BUFFER, buffer.id);
+        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, static_cast<GLintptr>(offset + done),
+                            static_cast<GLsizeiptr>(n));
+        staging_fence[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        done += n;
+    }
+}
+
+GpuProjector::GpuProjector(const GlContext& context /* must be current on this thread */)
     : impl_(std::make_unique<Impl>()) {
     GLint64 block = 0;
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
@@ -330,12 +513,30 @@ GpuProjector::GpuProjector(const GlContext& /*context: must be current on this t
     l.max_groups_x = static_cast<std::size_t>(std::max(groups, 0));
     l.max_shared_bytes = static_cast<std::size_t>(std::max(shared, 0));
     l.max_invocations = static_cast<std::size_t>(std::max(invocations, 0));
-    const std::size_t shared_needed = kReduceChunk * std::max(kProjectGroupSize, kReduceGroupSize) * 16;
-    if (l.max_invocations < std::max(kProjectGroupSize, kReduceGroupSize) || l.max_shared_bytes < shared_needed ||
-        l.max_block_bytes < kCubeShape.positions_per_group() * kCubeShape.faces * kBytesPerTexel)
+    if (l.max_invocations < 1024 || l.max_shared_bytes < kTreeSharedBytes ||
+        l.max_block_bytes < std::size_t{256} * 4 * 6 * kBytesPerTexel)
         throw GpuError("the GPU's compute limits are below OpenGL 4.3's minimums (work group " +
                        std::to_string(l.max_invocations) + " invocations, " +
                        std::to_string(l.max_shared_bytes) + " bytes shared memory)");
+
+    // glBufferStorage: core in GL 4.4, else ARB_buffer_storage.
+    GLint major = 0, minor = 0, extensions = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    glGetIntegerv(GL_NUM_EXTENSIONS, &extensions);
+    bool supported = major > 4 || (major == 4 && minor >= 4);
+    for (GLint i = 0; i < extensions && !supported; ++i) {
+        const auto* name = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i)));
+        supported = name && std::strcmp(name, "GL_ARB_buffer_storage") == 0;
+    }
+    clear_stale_errors();
+    if (supported) {
+        const char* name = "glBufferStorage";
+        g_buffer_storage = context.info().backend == "glfw"
+                               ? reinterpret_cast<BufferStorageFn>(glfwGetProcAddress(name))
+                               : reinterpret_cast<BufferStorageFn>(eglGetProcAddress(name));
+        impl_->has_buffer_storage = g_buffer_storage != nullptr;
+    }
 }
 
 GpuProjector::~GpuProjector() = default;
@@ -344,14 +545,50 @@ const GpuTimings& GpuProjector::last_timings() const { return impl_->timings; }
 
 void GpuProjector::set_max_tile_texels(std::size_t texels) { impl_->max_tile_texels = texels; }
 
-int GpuProjector::summation_depth(std::size_t texel_count, bool cube) {
-    const Pass1Shape& shape = cube ? kCubeShape : kEquirectShape;
+void GpuProjector::set_tuning(const GpuTuning& tuning) {
+    if (!is_power_of_two(tuning.group_size) || tuning.group_size < 32 || tuning.group_size > 1024 ||
+        tuning.tasks_per_thread < 1 || tuning.cube_quads_per_thread < 1 || tuning.equirect_quads_per_thread < 1 ||
+        tuning.reduce_seq < 1)
+        throw GpuError("invalid GPU tuning: " + tuning.describe());
+    impl_->tuning = tuning;
+}
+
+const GpuTuning& GpuProjector::tuning() const { return impl_->tuning; }
+
+bool GpuProjector::buffer_storage_available() const { return impl_->has_buffer_storage; }
+
+std::vector<std::pair<std::string, std::string>> GpuProjector::program_binaries() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& entry : impl_->programs) {
+        GLint length = 0;
+        glGetProgramiv(entry.second, GL_PROGRAM_BINARY_LENGTH, &length);
+        std::string bytes(static_cast<std::size_t>(std::max(length, 0)), '\0');
+        GLenum format = 0;
+        GLsizei got = 0;
+        if (length > 0) glGetProgramBinary(entry.second, length, &got, &format, &bytes[0]);
+        bytes.resize(static_cast<std::size_t>(std::max(got, 0)));
+        out.emplace_back(entry.first, bytes);
+    }
+    clear_stale_errors();
+    return out;
+}
+
+int GpuProjector::summation_depth(std::size_t texel_count, bool cube, const GpuTuning& tuning) {
+    const int tree = ceil_log2(tuning.group_size);
+    if (cube) {
+        if (const std::size_t n = symmetric_face_size(texel_count, tuning)) {
+            const std::size_t tasks = (n / 2) * (n / 8);
+            const std::size_t per_thread = std::min<std::size_t>(tuning.tasks_per_thread, tasks);
+            const std::size_t groups = ceil_div(tasks, std::size_t{tuning.group_size} * tuning.tasks_per_thread);
+            return kWalshHadamardRoundings + static_cast<int>(per_thread * kTermsPerTask) + tree +
+                   reduction_depth(groups, tuning.reduce_seq);
+        }
+    }
+    const Pass1Shape shape{cube ? 6u : 1u, cube ? tuning.cube_quads_per_thread : tuning.equirect_quads_per_thread,
+                           tuning.group_size};
     const std::size_t positions = texel_count / shape.faces;
     int depth = static_cast<int>(std::min(shape.texels_per_thread(), std::max<std::size_t>(texel_count, 1)));
-    depth += kProjectGroupLog2;
-    for (std::size_t n = ceil_div(positions, shape.positions_per_group()); n > 1; n = ceil_div(n, kReduceGroupSize))
-        depth += ceil_log2(std::min<std::size_t>(n, kReduceGroupSize));
-    return depth;
+    return depth + tree + reduction_depth(ceil_div(positions, shape.positions_per_group()), tuning.reduce_seq);
 }
 
 Projection GpuProjector::project(const Environment& env, int order) {
@@ -366,6 +603,7 @@ void GpuProjector::upload(const Environment& env) {
     Impl& m = *impl_;
     Impl::Resident& r = m.resident;
     r = Impl::Resident{};  // frees the previous input's tiles
+    r.tuning = m.tuning;
     m.timings.upload_ms = 0;
     const std::size_t texel_count = env.texel_count();
     if (texel_count == 0) {
@@ -373,57 +611,178 @@ void GpuProjector::upload(const Environment& env) {
         return;
     }
     r.cube = env.is_cube();
-    const Pass1Shape& shape = r.cube ? kCubeShape : kEquirectShape;
     r.size = static_cast<std::size_t>(r.cube ? env.cube.size : env.equirect.width);
-    r.positions = texel_count / shape.faces;
-    const std::size_t group_positions = shape.positions_per_group();
-    if (r.positions >= (std::size_t{1} << 32) - group_positions)
-        throw GpuError("the input has " + std::to_string(r.positions) +
-                       " texels per face or image; the GPU path indexes at most 2^32");
-
-    // Tiles: ranges of positions in whole work groups, each small enough for one storage block
-    // and one dispatch. Tile boundaries fall on work-group boundaries: tiling never changes a sum.
-    std::size_t groups_per_tile = std::min(
-        m.limits.max_block_bytes / (group_positions * shape.faces * kBytesPerTexel), m.limits.max_groups_x);
-    if (m.max_tile_texels > 0)
-        groups_per_tile = std::min(groups_per_tile, m.max_tile_texels / (group_positions * shape.faces));
-    groups_per_tile = std::max<std::size_t>(groups_per_tile, 1);
-    const std::size_t tile_positions = groups_per_tile * group_positions;
-    r.total_groups = ceil_div(r.positions, group_positions);
-    m.check_block(r.total_groups * kMaxShCount * 16, "the partial sums of pass 1");
-    if (ceil_div(r.total_groups, kReduceGroupSize) > m.limits.max_groups_x)
-        throw GpuError("the input needs more reduction work groups than GL_MAX_COMPUTE_WORK_GROUP_COUNT");
-
+    r.symmetric = r.cube && symmetric_face_size(texel_count, m.tuning) != 0;
+    const std::size_t group = m.tuning.group_size;
     clear_stale_errors();
     // Wall-clock up to glFinish: drivers may copy asynchronously (DMA), which GPU timestamps
     // around glBufferSubData do not bracket, and the first dispatch would absorb the copy.
     const auto upload_start = std::chrono::steady_clock::now();
-    if (!r.cube) m.upload_equirect_tables(env.equirect.width, env.equirect.height, &m.row_table, &m.column_table);
-    for (std::size_t first = 0; first < r.positions; first += tile_positions) {
-        Impl::Tile tile;
-        tile.first = first;
-        tile.count = std::min(tile_positions, r.positions - first);
-        tile.stride_quads = ceil_div(tile.count, 4);  // each face padded to whole quads
-        tile.groups = ceil_div(tile.count, group_positions);
-        tile.texels = std::make_unique<GlBuffer>();
-        const std::size_t face_bytes = tile.stride_quads * 4 * kBytesPerTexel;
-        tile.texels->allocate(shape.faces * face_bytes);
-        const float zeros[12] = {};
-        for (std::size_t f = 0; f < shape.faces; ++f) {
-            const float* src = r.cube ? env.cube.faces[f].rgb.data() : env.equirect.rgb.data();
-            const auto offset = static_cast<GLintptr>(f * face_bytes);
-            glBufferSubData(GL_SHADER_STORAGE_BUFFER, offset, static_cast<GLsizeiptr>(tile.count * kBytesPerTexel),
-                            src + 3 * first);
-            if (tile.stride_quads * 4 > tile.count)
-                glBufferSubData(GL_SHADER_STORAGE_BUFFER, offset + static_cast<GLintptr>(tile.count * kBytesPerTexel),
-                                static_cast<GLsizeiptr>((tile.stride_quads * 4 - tile.count) * kBytesPerTexel), zeros);
+
+    if (r.symmetric) {
+        // Tiles: task ranges in whole work groups, each with the face rows it reads.
+        const std::size_t n = r.size, half_quads = n / 8, row_bytes = n * kBytesPerTexel;
+        const std::size_t tasks = (n / 2) * half_quads;
+        const std::size_t group_tasks = group * m.tuning.tasks_per_thread;
+        r.positions = n * n;
+        const std::size_t rows_fit = m.limits.max_block_bytes / (12 * row_bytes);  // 6 faces x 2 bands
+        std::size_t groups_per_tile = rows_fit > 2 ? (rows_fit - 2) * half_quads / group_tasks : 0;
+        groups_per_tile = std::min(groups_per_tile, m.limits.max_groups_x);
+        if (m.max_tile_texels > 0)
+            groups_per_tile = std::min(groups_per_tile, m.max_tile_texels / (group_tasks * kTexelsPerTask));
+        groups_per_tile = std::max<std::size_t>(groups_per_tile, 1);
+        const std::size_t tile_tasks = groups_per_tile * group_tasks;
+        r.total_groups = ceil_div(tasks, group_tasks);
+        for (std::size_t first = 0; first < tasks; first += tile_tasks) {
+            Impl::Tile tile;
+            tile.first = first;
+            tile.count = std::min(tile_tasks, tasks - first);
+            tile.row_base = first / half_quads;
+            tile.rows = ceil_div(first + tile.count, half_quads) - tile.row_base;
+            tile.groups = ceil_div(tile.count, group_tasks);
+            const std::size_t band_bytes = tile.rows * row_bytes;
+            m.check_block(12 * band_bytes, "a tile of cube texels");
+            tile.texels = m.make_texel_buffer(12 * band_bytes);
+            for (std::size_t f = 0; f < 6; ++f) {
+                const float* face = env.cube.faces[f].rgb.data();
+                const std::size_t bottom_row = n - tile.row_base - tile.rows;
+                m.write(*tile.texels, 2 * f * band_bytes, face + 3 * tile.row_base * n, band_bytes);
+                m.write(*tile.texels, (2 * f + 1) * band_bytes, face + 3 * bottom_row * n, band_bytes);
+            }
+            check_gl("uploading texels");
+            r.tiles.push_back(std::move(tile));
         }
-        check_gl("uploading texels");
-        r.tiles.push_back(std::move(tile));
+    } else {
+        const Pass1Shape shape{r.cube ? 6u : 1u,
+                               r.cube ? m.tuning.cube_quads_per_thread : m.tuning.equirect_quads_per_thread,
+                               m.tuning.group_size};
+        r.positions = texel_count / shape.faces;
+        const std::size_t group_positions = shape.positions_per_group();
+        if (r.positions >= (std::size_t{1} << 32) - group_positions)
+            throw GpuError("the input has " + std::to_string(r.positions) +
+                           " texels per face or image; the GPU path indexes at most 2^32");
+        // Tiles: ranges of positions in whole work groups, each small enough for one storage
+        // block and one dispatch. Tile boundaries fall on work-group boundaries: tiling never
+        // changes a sum.
+        std::size_t groups_per_tile = std::min(
+            m.limits.max_block_bytes / (group_positions * shape.faces * kBytesPerTexel), m.limits.max_groups_x);
+        if (m.max_tile_texels > 0)
+            groups_per_tile = std::min(groups_per_tile, m.max_tile_texels / (group_positions * shape.faces));
+        groups_per_tile = std::max<std::size_t>(groups_per_tile, 1);
+        const std::size_t tile_positions = groups_per_tile * group_positions;
+        r.total_groups = ceil_div(r.positions, group_positions);
+        if (!r.cube) m.upload_equirect_tables(env.equirect.width, env.equirect.height, &m.row_table, &m.column_table);
+        for (std::size_t first = 0; first < r.positions; first += tile_positions) {
+            Impl::Tile tile;
+            tile.first = first;
+            tile.count = std::min(tile_positions, r.positions - first);
+            tile.stride_quads = ceil_div(tile.count, 4);  // each face padded to whole quads
+            tile.groups = ceil_div(tile.count, group_positions);
+            const std::size_t face_bytes = tile.stride_quads * 4 * kBytesPerTexel;
+            tile.texels = m.make_texel_buffer(shape.faces * face_bytes);
+            for (std::size_t f = 0; f < shape.faces; ++f) {
+                const float* src = r.cube ? env.cube.faces[f].rgb.data() : env.equirect.rgb.data();
+                m.write(*tile.texels, f * face_bytes, src + 3 * first, tile.count * kBytesPerTexel);
+                m.write(*tile.texels, f * face_bytes + tile.count * kBytesPerTexel, nullptr,
+                        (tile.stride_quads * 4 - tile.count) * kBytesPerTexel);
+            }
+            check_gl("uploading texels");
+            r.tiles.push_back(std::move(tile));
+        }
+    }
+    m.check_block(r.total_groups * kMaxShCount * 16, "the partial sums of pass 1");
+    if (ceil_div(r.total_groups, kReduceGroupSize) > m.limits.max_groups_x)
+        throw GpuError("the input needs more reduction work groups than GL_MAX_COMPUTE_WORK_GROUP_COUNT");
+    // Partial sums: device-local where immutable storage exists (read back through `result`).
+    const std::size_t partial_bytes = r.total_groups * kMaxShCount * 16;
+    for (GlBuffer* b : {&m.partials_a, &m.partials_b}) {
+        if (m.upload_mode() == GpuTuning::Upload::BufferData) {
+            if (b->immutable) b->reset();  // project_resident() allocates with glBufferData
+        } else if (!b->immutable || b->size < partial_bytes) {
+            b->reset();
+            b->allocate_storage(partial_bytes, 0);
+        }
     }
     glFinish();
     m.timings.upload_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - upload_start).count();
+    check_gl("uploading texels");
     r.valid = true;
+}
+
+std::pair<GLuint, GLuint> GpuProjector::Impl::projection_programs(int order) {
+    const Resident& r = resident;
+    const GpuTuning& t = r.tuning;
+    const int count = sh_count(order);
+    const std::string common = "#define SH_ORDER " + std::to_string(order) + "\n#define WORK_GROUP_SUM 1\n";
+    std::string pass1 = common + "#define WG_SIZE " + std::to_string(t.group_size) + "\n#define WG_LOG2 " +
+                        std::to_string(ceil_log2(t.group_size)) + "\n#define REDUCE_CHUNK " +
+                        std::to_string(tree_chunk(count, t.group_size)) + "\n#define CUBE_LAYOUT " +
+                        (r.cube ? "1" : "0") + "\n#define CUBE_SYMMETRY " + (r.symmetric ? "1" : "0") + "\n";
+    if (r.symmetric) pass1 += "#define TASKS_PER_THREAD " + std::to_string(t.tasks_per_thread) + "\n";
+    else
+        pass1 += "#define QUADS_PER_THREAD " +
+                 std::to_string(r.cube ? t.cube_quads_per_thread : t.equirect_quads_per_thread) + "\n";
+    const std::string reduce = common + "#define WG_SIZE " + std::to_string(kReduceGroupSize) + "\n#define WG_LOG2 " +
+                               std::to_string(kReduceGroupLog2) + "\n#define REDUCE_CHUNK " +
+                               std::to_string(tree_chunk(count, kReduceGroupSize)) + "\n#define REDUCE_SEQ " +
+                               std::to_string(t.reduce_seq) + "\n";
+    return {program("project_sh.comp", pass1), program("reduce_partials.comp", reduce)};
+}
+
+void GpuProjector::Impl::dispatch_pass1(GLuint project_program, bool timed) {
+    const Resident& r = resident;
+    glUseProgram(project_program);
+    set_uniform(project_program, "u_size", r.size);
+    if (!r.cube) {
+        row_table.bind(2);
+        column_table.bind(3);
+    }
+    partials_a.bind(1);
+    std::size_t first_group = 0;
+    for (const Tile& tile : r.tiles) {
+        tile.texels->bind(0);
+        if (r.symmetric) {
+            set_uniform(project_program, "u_first_task", tile.first);
+            set_uniform(project_program, "u_task_count", tile.count);
+            set_uniform(project_program, "u_row_base", tile.row_base);
+            set_uniform(project_program, "u_rows", tile.rows);
+        } else {
+            set_uniform(project_program, "u_first", tile.first);
+            set_uniform(project_program, "u_count", tile.count);
+            set_uniform(project_program, "u_face_stride_quads", tile.stride_quads);
+        }
+        set_uniform(project_program, "u_first_partial", first_group);
+        if (timed) project_timer.begin();
+        glDispatchCompute(static_cast<GLuint>(tile.groups), 1, 1);
+        if (timed) project_timer.end();
+        if (fault_requested("dispatch"))  // an invalid dispatch: GL_INVALID_VALUE
+            glDispatchCompute(static_cast<GLuint>(limits.max_groups_x) + 1u, 1, 1);
+        check_gl("the projection pass");
+        first_group += tile.groups;
+    }
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+GlBuffer* GpuProjector::Impl::dispatch_reductions(GLuint reduce_program, int /*order*/) {
+    // Reduction passes, ping-ponging between the two partial buffers.
+    glUseProgram(reduce_program);
+    GlBuffer* in = &partials_a;
+    GlBuffer* out = &partials_b;
+    std::size_t partials = resident.total_groups;
+    const std::size_t per_group = std::size_t{kReduceGroupSize} * resident.tuning.reduce_seq;
+    while (partials > 1) {
+        const std::size_t groups = ceil_div(partials, per_group);
+        in->bind(0);
+        out->bind(1);
+        set_uniform(reduce_program, "u_partial_count", partials);
+        glDispatchCompute(static_cast<GLuint>(groups), 1, 1);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        ++timings.reduce_passes;
+        partials = groups;
+        std::swap(in, out);
+    }
+    check_gl("the reduction passes");
+    return in;
 }
 
 Projection GpuProjector::project_resident(int order) {
@@ -439,75 +798,30 @@ Projection GpuProjector::project_resident(int order) {
     m.timings.project_ms = m.timings.reduce_ms = 0;
     m.timings.reduce_passes = 0;
     if (r.positions == 0) return result;
-    const Pass1Shape& shape = r.cube ? kCubeShape : kEquirectShape;
     const std::size_t partial_bytes = count * 16;
 
     clear_stale_errors();
-    const std::string defines = "#define SH_ORDER " + std::to_string(order) +
-                                "\n#define REDUCE_CHUNK " + std::to_string(kReduceChunk) +
-                                "\n#define WORK_GROUP_SUM 1\n";
-    const GLuint project_program = m.program(
-        "project_sh.comp", defines + "#define WG_SIZE " + std::to_string(kProjectGroupSize) +
-                               "\n#define WG_LOG2 " + std::to_string(kProjectGroupLog2) +
-                               "\n#define QUADS_PER_THREAD " + std::to_string(shape.quads_per_thread) +
-                               "\n#define CUBE_LAYOUT " + (r.cube ? "1" : "0") + "\n");
-    const GLuint reduce_program = m.program(
-        "reduce_partials.comp", defines + "#define WG_SIZE " + std::to_string(kReduceGroupSize) +
-                                    "\n#define WG_LOG2 " + std::to_string(kReduceGroupLog2) + "\n");
-
+    const auto programs = m.projection_programs(order);
     m.project_timer.reset();
     m.reduce_timer.reset();
-    m.partials_a.allocate(r.total_groups * partial_bytes, nullptr, GL_STREAM_READ);
-    m.partials_b.allocate(ceil_div(r.total_groups, kReduceGroupSize) * partial_bytes, nullptr, GL_STREAM_READ);
+    if (!m.partials_a.immutable) {
+        m.partials_a.allocate(r.total_groups * partial_bytes, nullptr, GL_STREAM_READ);
+        m.partials_b.allocate(ceil_div(r.total_groups, kReduceGroupSize) * partial_bytes, nullptr, GL_STREAM_READ);
+    }
+    m.result.allocate(partial_bytes, nullptr, GL_STREAM_READ);
     check_gl("allocating buffers");
 
-    glUseProgram(project_program);
-    m.set_uniform(project_program, "u_size", r.size);
-    if (!r.cube) {
-        m.row_table.bind(2);
-        m.column_table.bind(3);
-    }
-    m.partials_a.bind(1);
-    std::size_t first_group = 0;
-    for (const Impl::Tile& tile : r.tiles) {
-        tile.texels->bind(0);
-        m.set_uniform(project_program, "u_first", tile.first);
-        m.set_uniform(project_program, "u_count", tile.count);
-        m.set_uniform(project_program, "u_face_stride_quads", tile.stride_quads);
-        m.set_uniform(project_program, "u_first_partial", first_group);
-        m.project_timer.begin();
-        glDispatchCompute(static_cast<GLuint>(tile.groups), 1, 1);
-        m.project_timer.end();
-        if (fault_requested("dispatch"))  // an invalid dispatch: GL_INVALID_VALUE
-            glDispatchCompute(static_cast<GLuint>(m.limits.max_groups_x) + 1u, 1, 1);
-        check_gl("the projection pass");
-        first_group += tile.groups;
-    }
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-
-    // Reduction passes, ping-ponging between the two partial buffers.
-    glUseProgram(reduce_program);
-    GlBuffer* in = &m.partials_a;
-    GlBuffer* out = &m.partials_b;
-    std::size_t partials = r.total_groups;
-    if (partials > 1) m.reduce_timer.begin();
-    while (partials > 1) {
-        const std::size_t groups = ceil_div(partials, kReduceGroupSize);
-        in->bind(0);
-        out->bind(1);
-        m.set_uniform(reduce_program, "u_partial_count", partials);
-        glDispatchCompute(static_cast<GLuint>(groups), 1, 1);
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        ++m.timings.reduce_passes;
-        partials = groups;
-        std::swap(in, out);
-    }
-    if (m.timings.reduce_passes > 0) m.reduce_timer.end();
-    check_gl("the reduction passes");
+    m.dispatch_pass1(programs.first, true);
+    if (r.total_groups > 1) m.reduce_timer.begin();
+    GlBuffer* final_partial = m.dispatch_reductions(programs.second, order);
+    if (r.total_groups > 1) m.reduce_timer.end();
 
     std::vector<float> sum(count * 4);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, in->id);
+    glBindBuffer(GL_COPY_READ_BUFFER, final_partial->id);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, m.result.id);
+    glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, static_cast<GLsizeiptr>(partial_bytes));
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, m.result.id);
     glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(partial_bytes), sum.data());
     check_gl("reading the result back");
     glUseProgram(0);
@@ -518,6 +832,31 @@ Projection GpuProjector::project_resident(int order) {
     m.timings.project_ms = m.project_timer.total_ms();
     m.timings.reduce_ms = m.reduce_timer.total_ms();
     return result;
+}
+
+GpuTimings GpuProjector::time_resident(int order, int repetitions) {
+    Impl& m = *impl_;
+    const Impl::Resident& r = m.resident;
+    if (!r.valid || r.positions == 0) throw GpuError("time_resident() needs a non-empty upload() first");
+    project_resident(order);  // compiles, allocates, checks
+    const auto programs = m.projection_programs(order);
+    StageTimer pass1, reduce;
+    pass1.begin();
+    for (int i = 0; i < repetitions; ++i) m.dispatch_pass1(programs.first, false);
+    pass1.end();
+    GpuTimings t;
+    reduce.begin();
+    for (int i = 0; i < repetitions; ++i) {
+        m.timings.reduce_passes = 0;
+        m.dispatch_reductions(programs.second, order);
+    }
+    reduce.end();
+    glUseProgram(0);
+    t.reduce_passes = m.timings.reduce_passes;
+    t.project_ms = pass1.total_ms() / repetitions;
+    t.reduce_ms = reduce.total_ms() / repetitions;
+    check_gl("the timed passes");
+    return t;
 }
 
 CubeMap GpuProjector::render_irradiance_cube(const ShCoefficients& irradiance, int size) {

@@ -1,6 +1,9 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "gl_context.h"
 #include "projection.h"
@@ -14,6 +17,27 @@ struct GpuTimings {
     double reduce_ms = 0;    // all later passes: partials -> one
     int reduce_passes = 0;
     double irradiance_ms = 0;
+};
+
+// Shape of the GPU passes. The defaults are the fastest measured on the lent H200 (see
+// bench/NOTES.md); every combination computes the same sums to within the bound of
+// summation_depth(), and bake-bench checks each against the CPU path before timing it.
+struct GpuTuning {
+    // Cubes whose face size is a multiple of 8: one basis evaluation per 8 mirror-symmetric
+    // texels (project_sh.comp, CUBE_SYMMETRY). Off, or other sizes: one per texel.
+    bool cube_symmetry = true;
+    unsigned group_size = 128;        // pass-1 work-group size (power of two, 32 to 1024)
+    unsigned tasks_per_thread = 2;    // symmetric pass: tasks (96 texels each) per invocation
+    unsigned cube_quads_per_thread = 1;      // per-texel cube pass: position quads (24 texels)
+    unsigned equirect_quads_per_thread = 4;  // lat-long pass: quads (4 texels)
+    unsigned reduce_seq = 8;          // partials each reduction invocation adds before the tree
+    // Texel buffers: BufferData = glBufferData(GL_STREAM_DRAW) + glBufferSubData (GL 4.3);
+    // Storage = immutable glBufferStorage(GL_DYNAMIC_STORAGE_BIT) + glBufferSubData;
+    // Staging = immutable device-only storage filled by glCopyBufferSubData from two persistently
+    // mapped 64 MiB staging buffers (parallel memcpy). Storage and Staging need GL 4.4 or
+    // ARB_buffer_storage, else BufferData is used.
+    enum class Upload { BufferData, Storage, Staging } upload = Upload::Staging;
+    std::string describe() const;
 };
 
 // SH projection and irradiance maps with OpenGL 4.3 compute shaders, on the context current
@@ -38,6 +62,21 @@ public:
     CubeMap render_irradiance_cube(const ShCoefficients& irradiance, int size);
     Image render_irradiance_equirect(const ShCoefficients& irradiance, int width, int height);
 
+    // Benchmarks: runs the resident input's passes `repetitions` times back to back (no
+    // read-back in between) and returns the mean GPU time per repetition of pass 1
+    // (project_ms) and of the reduction passes (reduce_ms). Leaves the partial buffers in an
+    // unspecified state (project_resident() recomputes them).
+    GpuTimings time_resident(int order, int repetitions);
+
+    // Shape of the passes for later calls (the next upload() uses its upload mode).
+    void set_tuning(const GpuTuning& tuning);
+    const GpuTuning& tuning() const;
+    bool buffer_storage_available() const;
+
+    // The compiled programs' driver binaries (glGetProgramBinary), one (name, bytes) pair each;
+    // NVIDIA's contain the generated assembly as text.
+    std::vector<std::pair<std::string, std::string>> program_binaries() const;
+
     // Timings of the last upload (upload_ms), projection (project/reduce) and irradiance map.
     const GpuTimings& last_timings() const;
 
@@ -45,7 +84,7 @@ public:
     // or equirect): the most roundings on any term's path (sequential adds per invocation + tree
     // levels), so |result - exact sum of the float terms| <= depth * 2^-24 * sum |terms| to
     // first order.
-    static int summation_depth(std::size_t texel_count, bool cube);
+    static int summation_depth(std::size_t texel_count, bool cube, const GpuTuning& tuning = GpuTuning{});
 
     // Caps the texels per upload tile (rounded down to whole work groups, at least one; 0: the
     // GPU's limits alone). Lets tests run the tiled path on GPUs whose limits never force it.
