@@ -93,7 +93,7 @@ std::string run_with_tty_stderr(const std::string& args) {
 
 }  // namespace
 
-TEST_CASE("batch: a corrupt input fails alone; the others are baked as single runs bake them", "[cli][batch]") {
+TEST_CASE("batch: a corrupt input fails alone, the others are baked as single runs bake them", "[cli][batch]") {
     const std::string dir = scratch("batch_corrupt");
     const std::string corrupt = make_corrupt(dir);
     const CliResult r = run_cli(kSample + " " + corrupt + " " + kWarehouse + " --out-dir " + dir +
@@ -105,7 +105,7 @@ TEST_CASE("batch: a corrupt input fails alone; the others are baked as single ru
     CHECK(files_in(dir + "/out") == std::vector<std::string>{"pmndrs_warehouse.json", "pmndrs_warehouse_irr.exr",
                                                              "sample_sky.json", "sample_sky_irr.exr"});
     // The same bytes as single runs (the CPU path is deterministic).
-    REQUIRE(run_cli(kSample + " -o " + dir + "/single_sample.json --device cpu").exit_code == 0);
+    REQUIRE(run_cli(kSample + " -o " + dir + "/single_sample.json --device cpu --clamp-negative").exit_code == 0);
     REQUIRE(run_cli(kWarehouse + " -o " + dir + "/single_wh.json -o " + dir + "/single_wh.exr --device cpu --clamp-negative")
                 .exit_code == 0);
     CHECK(slurp(dir + "/out/sample_sky.json") == slurp(dir + "/single_sample.json"));
@@ -124,7 +124,7 @@ TEST_CASE("batch: a corrupt input fails alone; the others are baked as single ru
     // stderr: the corrupt file's error (one line naming it) and the warehouse's clamping warning.
     const std::vector<std::string> err = lines_of(r.err);
     CHECK(err.size() == 2);
-    CHECK(count_of(r.err, corrupt) == 1);
+    CHECK(std::count_if(err.begin(), err.end(), [&](const std::string& l) { return l.find(corrupt) != std::string::npos; }) == 1);
     CHECK(r.err.find("negative values") != std::string::npos);
 
     // --quiet: no summaries, the error line alone.
@@ -135,7 +135,7 @@ TEST_CASE("batch: a corrupt input fails alone; the others are baked as single ru
     CHECK(files_in(dir + "/q") == std::vector<std::string>{"sample_sky_irr.exr"});  // the default --name
 }
 
-TEST_CASE("batch: --fail-fast stops at the first failure; the rest are skipped", "[cli][batch]") {
+TEST_CASE("batch: --fail-fast stops at the first failure and skips the rest", "[cli][batch]") {
     const std::string dir = scratch("batch_failfast");
     const std::string corrupt = make_corrupt(dir);
     const CliResult r = run_cli(kSample + " " + corrupt + " " + kSky + " --out-dir " + dir +

@@ -44,7 +44,7 @@ Shell shell(const std::string& cmd) {
 
 }  // namespace
 
-TEST_CASE("install: binary and man page in a prefix; runs outside the source tree", "[cli][install]") {
+TEST_CASE("install: binary and man page in a prefix, run from outside the source tree", "[cli][install]") {
     const fs::path root = fs::temp_directory_path() / ("bake_install_" + std::to_string(::getpid()));
     fs::remove_all(root);
     const fs::path prefix = root / "prefix", work = root / "work";
