@@ -36,6 +36,11 @@ double ms_since(Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+double epoch_ms() {
+    return static_cast<double>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const size_t n = v.size();
@@ -44,9 +49,12 @@ double median(std::vector<double> v) {
 
 // GL timer queries measure GPU execution; software renderers (llvmpipe) answer ~0 for them, so
 // there the wall-clock time around a finished command stands in.
+// Mesa's software renderers: their timestamps do not reliably bracket compute work (seen:
+// read-kernel "bandwidths" of several TB/s on two CPU cores), so wall clock is used throughout.
+bool g_force_wall = false;
 bool g_timer_plausible = true;
 double gpu_time_or_wall(double timer_ms, double wall_ms) {
-    if (timer_ms > 1e-3) return timer_ms;
+    if (timer_ms > 1e-3 && !g_force_wall) return timer_ms;
     g_timer_plausible = false;
     return wall_ms;
 }
@@ -127,11 +135,18 @@ GLuint compile_compute(const char* src) {
     glAttachShader(p, s);
     glLinkProgram(p);
     glDeleteShader(s);
+    glGetProgramiv(p, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        std::fprintf(stderr, "bench shader: link failed\n");
+        std::exit(7);
+    }
     return p;
 }
 
-// A read-only kernel: every vec4 of the buffer read once (4 independent 16-byte loads in flight
-// per invocation, grid-stride), one float written per invocation. bytes read / time, GB/s.
+// A read-only kernel: every vec4 of the buffer read once (8 independent 16-byte loads in flight
+// per invocation, grid-stride), one float written per invocation; and a copy kernel (4 loads in
+// flight, each vec4 written once). Several grid sizes; the best is kept. GB/s = bytes read (and
+// written, for the copy) / time.
 const char* kReadKernel = R"(#version 430 core
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer Data { vec4 data[]; };
@@ -141,33 +156,69 @@ void main() {
     uint stride = gl_NumWorkGroups.x * 256u;
     uint i = gl_GlobalInvocationID.x;
     vec4 s0 = vec4(0.0), s1 = vec4(0.0), s2 = vec4(0.0), s3 = vec4(0.0);
-    for (; i + 3u * stride < u_count; i += 4u * stride) {
+    vec4 s4 = vec4(0.0), s5 = vec4(0.0), s6 = vec4(0.0), s7 = vec4(0.0);
+    for (; i + 7u * stride < u_count; i += 8u * stride) {
         s0 += data[i]; s1 += data[i + stride]; s2 += data[i + 2u * stride]; s3 += data[i + 3u * stride];
+        s4 += data[i + 4u * stride]; s5 += data[i + 5u * stride]; s6 += data[i + 6u * stride]; s7 += data[i + 7u * stride];
     }
     for (; i < u_count; i += stride) s0 += data[i];
-    vec4 s = (s0 + s1) + (s2 + s3);
+    vec4 s = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
     result[gl_GlobalInvocationID.x] = s.x + s.y + s.z + s.w;
 }
 )";
+const char* kCopyKernel = R"(#version 430 core
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Data { vec4 data[]; };
+layout(std430, binding = 1) writeonly buffer Out { vec4 result[]; };
+uniform uint u_count;
+void main() {
+    uint stride = gl_NumWorkGroups.x * 256u;
+    uint i = gl_GlobalInvocationID.x;
+    for (; i + 3u * stride < u_count; i += 4u * stride) {
+        vec4 a = data[i], b = data[i + stride], c = data[i + 2u * stride], d = data[i + 3u * stride];
+        result[i] = a; result[i + stride] = b; result[i + 2u * stride] = c; result[i + 3u * stride] = d;
+    }
+    for (; i < u_count; i += stride) result[i] = data[i];
+}
+)";
 
-double read_bandwidth_gbs(size_t bytes, bool storage, GLenum usage, GLuint program) {
+// Best over grid sizes of the read (copy = false) or copy kernel; *best_groups gets the grid.
+double kernel_bandwidth_gbs(size_t bytes, bool storage, GLenum usage, GLuint program, bool copy, GLuint* best_groups) {
     GLuint buf[2];
-    make_buffers(buf, 1, bytes, storage, usage);
-    const GLuint groups = 2048;
-    glGenBuffers(1, &buf[1]);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf[1]);
-    glBufferData(GL_SHADER_STORAGE_BUFFER, groups * 256 * 4, nullptr, GL_DYNAMIC_COPY);
+    make_buffers(buf, copy ? 2 : 1, bytes, storage, usage);
+    if (!copy) {
+        glGenBuffers(1, &buf[1]);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf[1]);
+        glBufferData(GL_SHADER_STORAGE_BUFFER, 65536 * 256 * 4, nullptr, GL_DYNAMIC_COPY);
+    }
     glUseProgram(program);
     glUniform1ui(glGetUniformLocation(program, "u_count"), static_cast<GLuint>(bytes / 16));
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf[0]);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, buf[1]);
-    const double ms = time_batches(7, 4, [&] {
-        glDispatchCompute(groups, 1, 1);
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-    });
+    double best = 0;
+    GLint max_groups = 0;
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups);
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    for (GLuint groups : {1056u, 2112u, 4224u, 16896u, 65535u}) {
+        if (groups > static_cast<GLuint>(max_groups)) continue;
+        const double ms = time_batches(5, 4, [&] {
+            glDispatchCompute(groups, 1, 1);
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        });
+        if (glGetError() != GL_NO_ERROR) {
+            std::fprintf(stderr, "bake-bench: bandwidth kernel with %u groups failed\n", groups);
+            std::exit(7);
+        }
+        const double gbs = (copy ? 2.0 : 1.0) * static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
+        if (gbs > best) {
+            best = gbs;
+            if (best_groups) *best_groups = groups;
+        }
+    }
     glUseProgram(0);
     glDeleteBuffers(2, buf);
-    return static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
+    return best;
 }
 
 // ---- Inputs ---------------------------------------------------------------------------------
@@ -275,6 +326,7 @@ struct Measured {
     double project_ms = 0, reduce_ms = 0, batch_project_ms = 0, batch_reduce_ms = 0, upload_ms = 0;
     int passes = 0;
     double max_rel = NAN;
+    double t_start_epoch_ms = 0, t_end_epoch_ms = 0;  // to match nvidia-smi's clock log
 };
 
 // Upload once, check against the CPU result, then time warm: `repeats` project_resident()
@@ -287,6 +339,10 @@ bool measure(GpuProjector& gpu, const Environment& env, int order, const Project
         out->max_rel = compare_sh(first.radiance, cpu->radiance).max_rel_diff;
         if (!(out->max_rel <= 1e-5)) return false;
     }
+    // Warm-up: keep the GPU busy >= 150 ms first, so that its clocks have ramped up (an idle
+    // H200 drops to 345 MHz; see bench/NOTES.md).
+    for (const auto w0 = Clock::now(); ms_since(w0) < 150;) gpu.time_resident(order, 10);
+    out->t_start_epoch_ms = epoch_ms();
     std::vector<double> proj, red, wall;
     for (int r = 0; r < repeats + 3; ++r) {
         const auto t0 = Clock::now();
@@ -300,9 +356,14 @@ bool measure(GpuProjector& gpu, const Environment& env, int order, const Project
     }
     out->project_ms = gpu_time_or_wall(median(proj), median(wall));
     out->reduce_ms = g_timer_plausible ? median(red) : 0.0;
-    const GpuTimings batch = gpu.time_resident(order, std::max(repeats, 20));
-    out->batch_project_ms = batch.project_ms;
-    out->batch_reduce_ms = batch.reduce_ms;
+    const int reps = std::max(repeats, 20);
+    glFinish();
+    const auto tb = Clock::now();
+    const GpuTimings batch = gpu.time_resident(order, reps);
+    const double batch_wall = ms_since(tb) / reps;  // includes one project_resident() call
+    out->batch_project_ms = gpu_time_or_wall(batch.project_ms, batch_wall);
+    out->batch_reduce_ms = g_force_wall ? 0.0 : batch.reduce_ms;
+    out->t_end_epoch_ms = epoch_ms();
     return true;
 }
 
@@ -326,6 +387,8 @@ int main(int argc, char** argv) {
         return 5;
     }
     GpuProjector gpu(*ctx);
+    g_force_wall = ctx->info().renderer.find("llvmpipe") != std::string::npos ||
+                   ctx->info().renderer.find("softpipe") != std::string::npos;
     const GpuTuning defaults = gpu.tuning();
     out["renderer"] = ctx->info().renderer;
     out["gl_version"] = ctx->info().version;
@@ -338,26 +401,37 @@ int main(int argc, char** argv) {
     // record) on glBufferData ones.
     g_buffer_storage = reinterpret_cast<BufferStorageFn>(eglGetProcAddress("glBufferStorage"));
     const bool storage = g_buffer_storage && gpu.buffer_storage_available();
-    const GLuint read_program = compile_compute(kReadKernel);
+    const GLuint read_program = compile_compute(kReadKernel), copy_program = compile_compute(kCopyKernel);
     const size_t bw_bytes = args.copy_bytes;
     nlohmann::json bwj;
     bwj["bytes"] = bw_bytes;
+    GLuint read_groups = 0, copy_groups = 0, unused = 0;
     bwj["copy_bufferdata_dynamic_copy_gbs"] = copy_bandwidth_gbs(bw_bytes, false, GL_DYNAMIC_COPY);
-    bwj["read_kernel_bufferdata_stream_draw_gbs"] = read_bandwidth_gbs(bw_bytes, false, GL_STREAM_DRAW, read_program);
+    bwj["read_kernel_bufferdata_stream_draw_gbs"] =
+        kernel_bandwidth_gbs(bw_bytes, false, GL_STREAM_DRAW, read_program, false, &unused);
     if (storage) {
         bwj["copy_storage_gbs"] = copy_bandwidth_gbs(bw_bytes, true, 0);
-        bwj["read_kernel_storage_gbs"] = read_bandwidth_gbs(bw_bytes, true, 0, read_program);
+        bwj["read_kernel_storage_gbs"] = kernel_bandwidth_gbs(bw_bytes, true, 0, read_program, false, &read_groups);
+        bwj["copy_kernel_storage_gbs"] = kernel_bandwidth_gbs(bw_bytes, true, 0, copy_program, true, &copy_groups);
+    } else {
+        bwj["copy_kernel_bufferdata_gbs"] =
+            kernel_bandwidth_gbs(bw_bytes, false, GL_DYNAMIC_COPY, copy_program, true, &copy_groups);
     }
+    bwj["read_kernel_groups"] = read_groups;
+    bwj["copy_kernel_groups"] = copy_groups;
     const double copy_bw = storage ? bwj["copy_storage_gbs"].get<double>() : bwj["copy_bufferdata_dynamic_copy_gbs"].get<double>();
     const double read_bw = storage ? bwj["read_kernel_storage_gbs"].get<double>()
                                    : bwj["read_kernel_bufferdata_stream_draw_gbs"].get<double>();
-    // The reference: the larger of the two (the fraction below is then the conservative one).
-    const double bw = std::max(copy_bw, read_bw);
+    const double kcopy_bw =
+        storage ? bwj["copy_kernel_storage_gbs"].get<double>() : bwj["copy_kernel_bufferdata_gbs"].get<double>();
+    // The reference: the largest of the three (the fraction below is then the conservative one).
+    const double bw = std::max({copy_bw, read_bw, kcopy_bw});
     bwj["reference_gbs"] = bw;
     out["bandwidth"] = bwj;
-    std::printf("memory bandwidth, %zu MiB buffers: copy (read+write) %.1f GB/s, read-only kernel %.1f GB/s "
-                "[glBufferData buffers: copy %.1f, read %.1f]; reference %.1f GB/s\n\n",
-                bw_bytes >> 20, copy_bw, read_bw, bwj["copy_bufferdata_dynamic_copy_gbs"].get<double>(),
+    std::printf("memory bandwidth, %zu MiB buffers: glCopyBufferSubData (read+write) %.1f GB/s, copy kernel "
+                "(read+write) %.1f GB/s, read-only kernel %.1f GB/s [glBufferData buffers: glCopyBufferSubData %.1f, "
+                "read kernel %.1f]; reference %.1f GB/s\n\n",
+                bw_bytes >> 20, copy_bw, kcopy_bw, read_bw, bwj["copy_bufferdata_dynamic_copy_gbs"].get<double>(),
                 bwj["read_kernel_bufferdata_stream_draw_gbs"].get<double>(), bw);
 
     // GPU projection per face size and order, default tuning.
@@ -389,7 +463,8 @@ int main(int argc, char** argv) {
             }
             const double total = m.project_ms + m.reduce_ms;
             const double bytes = texels * 3 * sizeof(float);
-            const double gbs = bytes / (m.project_ms * 1e-3) / 1e9;  // pass 1 reads the texels
+            // Over the whole projection (pass 1 + reductions): the conservative figure.
+            const double gbs = bytes / (total * 1e-3) / 1e9;
             char label[32], line[256];
             std::snprintf(label, sizeof label, "6x%d^2", n);
             std::snprintf(line, sizeof line,
@@ -405,6 +480,7 @@ int main(int argc, char** argv) {
                             {"batch_reduce_ms", m.batch_reduce_ms}, {"bytes_read", bytes}, {"gbs", gbs},
                             {"fraction_of_bandwidth", gbs / bw}, {"reduce_over_project", m.reduce_ms / m.project_ms},
                             {"upload_ms", m.upload_ms}, {"repeats", args.repeats},
+                            {"t_start_epoch_ms", m.t_start_epoch_ms}, {"t_end_epoch_ms", m.t_end_epoch_ms},
                             {"max_rel_vs_cpu", run_cpu ? nlohmann::json(m.max_rel) : nlohmann::json()},
                             {"cpu_ms", run_cpu ? nlohmann::json(cpu_ms) : nlohmann::json()},
                             {"cpu_threads", hw_threads}});
@@ -413,7 +489,8 @@ int main(int argc, char** argv) {
     out["projection"] = rows;
     out["timer_queries_plausible"] = g_timer_plausible;
     if (!g_timer_plausible)
-        std::printf("(GL timer queries read ~0 on this renderer: times above are wall-clock around finished calls)\n");
+        std::printf("(software renderer or timer queries reading ~0: times above are wall-clock around finished "
+                    "calls, read-back included; batch = wall of a batch / repetitions)\n");
 
     // Variants of the pass shapes and upload paths on the largest size, each checked first.
     std::string variant_table;
@@ -421,7 +498,8 @@ int main(int argc, char** argv) {
         const int n = args.sizes.back();
         const Environment env = random_cube(n, 4242u);
         const Projection cpu3 = project_sh_cpu(env, 3), cpu5 = project_sh_cpu(env, 5);
-        auto v = [&](bool sym, unsigned wg, unsigned tasks, unsigned cq, unsigned rseq, GpuTuning::Upload up) {
+        auto v = [&](bool sym, unsigned wg, unsigned tasks, unsigned cq, unsigned rseq, GpuTuning::Upload up,
+                     unsigned threads) {
             GpuTuning t = defaults;
             t.cube_symmetry = sym;
             t.group_size = wg;
@@ -429,23 +507,29 @@ int main(int argc, char** argv) {
             t.cube_quads_per_thread = cq;
             t.reduce_seq = rseq;
             t.upload = up;
+            t.upload_threads = threads;
             return t;
         };
         using U = GpuTuning::Upload;
         const std::vector<GpuTuning> variants = {
-            v(false, 256, 1, 1, 1, U::BufferData),  // the previous design
-            v(false, 256, 1, 1, 1, U::Staging),     // same, device-local immutable buffers
-            v(false, 128, 1, 2, 8, U::Staging),
-            v(true, 128, 1, 1, 8, U::Staging),
-            v(true, 128, 2, 1, 8, U::Staging),
-            v(true, 128, 4, 1, 8, U::Staging),
-            v(true, 256, 1, 1, 8, U::Staging),
-            v(true, 256, 2, 1, 8, U::Staging),
-            v(true, 64, 2, 1, 8, U::Staging),
-            v(true, 64, 4, 1, 8, U::Staging),
-            v(true, 128, 2, 1, 1, U::Staging),
-            v(true, 128, 2, 1, 8, U::Storage),
-            v(true, 128, 2, 1, 8, U::BufferData),
+            v(false, 256, 1, 1, 1, U::BufferData, 4),  // the previous design
+            v(false, 256, 1, 1, 1, U::Staging, 4),     // same, device-local immutable buffers
+            v(false, 128, 1, 2, 8, U::Staging, 4),
+            v(false, 128, 1, 4, 8, U::Staging, 4),
+            v(true, 128, 1, 1, 8, U::Staging, 4),
+            v(true, 128, 2, 1, 8, U::Staging, 4),
+            v(true, 128, 4, 1, 8, U::Staging, 4),
+            v(true, 256, 1, 1, 8, U::Staging, 4),
+            v(true, 256, 2, 1, 8, U::Staging, 4),
+            v(true, 64, 1, 1, 8, U::Staging, 4),
+            v(true, 64, 2, 1, 8, U::Staging, 4),
+            v(true, 64, 4, 1, 8, U::Staging, 4),
+            v(true, 128, 2, 1, 1, U::Staging, 4),
+            v(true, 128, 2, 1, 8, U::Staging, 8),
+            v(true, 128, 2, 1, 8, U::Staging, 1),
+            v(true, 128, 2, 1, 8, U::Storage, 4),
+            v(true, 128, 2, 1, 8, U::BufferData, 4),
+            v(true, 128, 2, 1, 8, U::Staging, 4),  // the first staging row again: drift check
         };
         char vh[256];
         std::snprintf(vh, sizeof vh, "%-62s %-5s %9s %9s %6s %9s %8s %7s %9s %9s\n", "variant", "order",
@@ -458,7 +542,7 @@ int main(int argc, char** argv) {
             for (int order : {3, 5}) {
                 Measured m;
                 const bool ok = measure(gpu, env, order, order == 3 ? &cpu3 : &cpu5, args.repeats, &m);
-                const double gbs = ok ? 6.0 * n * n * 12 / (m.project_ms * 1e-3) / 1e9 : 0;
+                const double gbs = ok ? 6.0 * n * n * 12 / ((m.project_ms + m.reduce_ms) * 1e-3) / 1e9 : 0;
                 char line[320];
                 std::snprintf(line, sizeof line, "%-62s %-5d %9.4f %9.4f %6d %9.4f %8.1f %6.1f%% %9.2f %9.2e%s\n",
                               t.describe().c_str(), order, m.project_ms, m.reduce_ms, m.passes, m.batch_project_ms,
@@ -469,7 +553,8 @@ int main(int argc, char** argv) {
                               {"project_ms_median", m.project_ms}, {"reduce_ms_median", m.reduce_ms},
                               {"reduce_passes", m.passes}, {"batch_project_ms", m.batch_project_ms},
                               {"batch_reduce_ms", m.batch_reduce_ms}, {"gbs", gbs}, {"fraction_of_bandwidth", gbs / bw},
-                              {"upload_ms", m.upload_ms}, {"max_rel_vs_cpu", m.max_rel}});
+                              {"upload_ms", m.upload_ms}, {"max_rel_vs_cpu", m.max_rel},
+                              {"t_start_epoch_ms", m.t_start_epoch_ms}, {"t_end_epoch_ms", m.t_end_epoch_ms}});
             }
         }
         out["variants"] = vj;

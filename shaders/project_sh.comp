@@ -51,6 +51,8 @@ const uint kFlipOpposite[3] = uint[3](5u, 6u, 5u);
 const uint kFlipS[3] = uint[3](4u, 1u, 1u);
 const uint kFlipT[3] = uint[3](2u, 4u, 2u);
 
+#define BUTTERFLY(i, j) { vec3 u = r[i], v = r[j]; r[i] = u + v; r[j] = u - v; }
+
 vec3 pair_base_direction(int pair, float s, float t) {
     if (pair == 0) return vec3(1.0, -t, -s);
     if (pair == 1) return vec3(s, 1.0, t);
@@ -104,13 +106,12 @@ void main() {
             for (int j = 0; j < 4; ++j) {
                 vec3 r[8];
                 for (int b = 0; b < 8; ++b) r[b] = texel[b * 4 + j] * omega[j];
-                for (int bit = 1; bit < 8; bit <<= 1)  // Walsh-Hadamard: r[p] = R_p * Omega
-                    for (int b = 0; b < 8; ++b)
-                        if ((b & bit) == 0) {
-                            vec3 u = r[b], v = r[b | bit];
-                            r[b] = u + v;
-                            r[b | bit] = u - v;
-                        }
+                // Walsh-Hadamard, written out: r[p] = R_p * Omega. Constant indices only (a
+                // loop over the bit left NVIDIA's compiler indexing r at run time, in local
+                // memory: bench/NOTES.md).
+                BUTTERFLY(0, 1) BUTTERFLY(2, 3) BUTTERFLY(4, 5) BUTTERFLY(6, 7)
+                BUTTERFLY(0, 2) BUTTERFLY(1, 3) BUTTERFLY(4, 6) BUTTERFLY(5, 7)
+                BUTTERFLY(0, 4) BUTTERFLY(1, 5) BUTTERFLY(2, 6) BUTTERFLY(3, 7)
                 float y[SH_COUNT];
                 sh_basis(pair_base_direction(pair, sc[j], tc) * inv_len[j], y);
                 for (int k = 0; k < SH_COUNT; ++k) acc[k] += y[k] * r[kParity[k]];

@@ -354,7 +354,7 @@ TEST_CASE("GPU projection: every tuning variant agrees with the CPU path; tiles 
         for (int n : {8, 40, 57}) check_against_cpu(*gpu->projector, random_cube(n, 3), 5);
         check_against_cpu(*gpu->projector, random_equirect(90, 45, 3), 3);
         // Tiles of one work group each: the same bits as one tile.
-        const Environment env = random_cube(48, 8);
+        const Environment env = random_cube(160, 8);  // several work groups in every variant
         const Projection whole = gpu->projector->project(env, 5);
         gpu->projector->set_max_tile_texels(1);
         const Projection tiled = gpu->projector->project(env, 5);

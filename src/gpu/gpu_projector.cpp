@@ -271,9 +271,10 @@ void fill_equirect_tables(int width, int height, std::vector<float>* rows, std::
 }
 
 // memcpy split over a few threads: one thread does not fill host-to-device bandwidth.
-void parallel_copy(void* dst, const void* src, std::size_t bytes) {
-    const unsigned threads =
-        bytes < (std::size_t{4} << 20) ? 1u : std::min(4u, std::max(1u, std::thread::hardware_concurrency()));
+void parallel_copy(void* dst, const void* src, std::size_t bytes, unsigned max_threads) {
+    const unsigned threads = bytes < (std::size_t{4} << 20)
+                                 ? 1u
+                                 : std::max(1u, std::min(max_threads, std::thread::hardware_concurrency()));
     const std::size_t part = ceil_div(bytes, threads);
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < threads; ++t) {
@@ -305,6 +306,7 @@ std::string GpuTuning::describe() const {
       << " cq=" << cube_quads_per_thread << " eq=" << equirect_quads_per_thread << " rseq=" << reduce_seq
       << " upload="
       << (upload == Upload::BufferData ? "bufferdata" : upload == Upload::Storage ? "storage" : "staging");
+    if (upload == Upload::Staging) s << "/" << upload_threads;
     return s.str();
 }
 
@@ -488,7 +490,7 @@ void GpuProjector::Impl::write(GlBuffer& buffer, std::size_t offset, const void*
             glDeleteSync(staging_fence[slot]);
             staging_fence[slot] = nullptr;
         }
-        if (src) parallel_copy(staging_map[slot], static_cast<const char*>(src) + done, n);
+        if (src) parallel_copy(staging_map[slot], static_cast<const char*>(src) + done, n, tuning.upload_threads);
         else std::memset(staging_map[slot], 0, n);
         glBindBuffer(GL_COPY_READ_BUFFER, staging[slot]->id);
         glBindBuffer(GL_COPY_WRITE_BUFFER, buffer.id);
@@ -548,7 +550,7 @@ void GpuProjector::set_max_tile_texels(std::size_t texels) { impl_->max_tile_tex
 void GpuProjector::set_tuning(const GpuTuning& tuning) {
     if (!is_power_of_two(tuning.group_size) || tuning.group_size < 32 || tuning.group_size > 1024 ||
         tuning.tasks_per_thread < 1 || tuning.cube_quads_per_thread < 1 || tuning.equirect_quads_per_thread < 1 ||
-        tuning.reduce_seq < 1)
+        tuning.reduce_seq < 1 || tuning.upload_threads < 1)
         throw GpuError("invalid GPU tuning: " + tuning.describe());
     impl_->tuning = tuning;
 }

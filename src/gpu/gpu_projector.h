@@ -37,6 +37,7 @@ struct GpuTuning {
     // mapped 64 MiB staging buffers (parallel memcpy). Storage and Staging need GL 4.4 or
     // ARB_buffer_storage, else BufferData is used.
     enum class Upload { BufferData, Storage, Staging } upload = Upload::Staging;
+    unsigned upload_threads = 4;      // Staging: threads of the memcpy into the staging buffer
     std::string describe() const;
 };
 
