@@ -18,15 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSample = std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr";
-const std::string kWarehouse = std::string(BAKE_TEST_DATA_DIR) + "/pmndrs_warehouse.exr";
 
-// A fresh scratch directory per test case, below the test's working directory.
-std::string scratch(const std::string& name) {
-    fs::remove_all(name);
-    fs::create_directories(name);
-    return name;
-}
 
 void write_env_exr(const std::string& path, const Image& img) { write_exr(path, img, EnvmapHint::None); }
 

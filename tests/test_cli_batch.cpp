@@ -22,15 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSample = std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr";
-const std::string kWarehouse = std::string(BAKE_TEST_DATA_DIR) + "/pmndrs_warehouse.exr";
-const std::string kSky = std::string(BAKE_TEST_DATA_DIR) + "/pmndrs_sky.exr";
 
-std::string scratch(const std::string& name) {
-    fs::remove_all(name);
-    fs::create_directories(name);
-    return name;
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> lines;

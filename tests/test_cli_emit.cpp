@@ -21,14 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSample = std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr";
-const std::string kWarehouse = std::string(BAKE_TEST_DATA_DIR) + "/pmndrs_warehouse.exr";
 
-std::string scratch(const std::string& name) {
-    fs::remove_all(name);
-    fs::create_directories(name);
-    return name;
-}
 
 std::vector<Vec3> test_normals() {
     std::vector<Vec3> n = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};

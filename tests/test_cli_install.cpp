@@ -17,7 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSample = std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr";
 
 // The build tree holding the binary under test, and the cmake that configured it.
 fs::path build_dir() { return fs::path(BAKE_CLI_PATH).parent_path(); }

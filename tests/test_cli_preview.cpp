@@ -30,13 +30,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSample = std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr";
 
-std::string scratch(const std::string& name) {
-    fs::remove_all(name);
-    fs::create_directories(name);
-    return name;
-}
 
 struct Png {
     int width = 0, height = 0;

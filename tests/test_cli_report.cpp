@@ -18,15 +18,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kSample = std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr";
-const std::string kWarehouse = std::string(BAKE_TEST_DATA_DIR) + "/pmndrs_warehouse.exr";
 const std::string kSchema = std::string(BAKE_TEST_DATA_DIR) + "/../../docs/report.schema.json";
 
-std::string scratch(const std::string& name) {
-    fs::remove_all(name);
-    fs::create_directories(name);
-    return name;
-}
 
 // A validator for the JSON Schema keywords the report schema uses: type (a name or a list),
 // enum, properties, required, additionalProperties: false, items, and local $ref. Any other

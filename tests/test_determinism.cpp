@@ -16,15 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSample = std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr";
-const std::string kSky = std::string(BAKE_TEST_DATA_DIR) + "/pmndrs_sky.exr";
 
-std::string fresh(const std::string& name) {
-    const std::string dir = "determinism_" + name;
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
 
 // Runs one bake writing <dir>/<tag>.json and <dir>/<tag>.exr; returns their bytes.
 std::pair<std::string, std::string> bake_files(const std::string& input, const std::string& dir,
@@ -49,7 +41,7 @@ std::string random_cross(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("determinism: CPU path, same options twice: byte-identical JSON and EXR", "[determinism]") {
-    const std::string dir = fresh("cpu");
+    const std::string dir = scratch("determinism_cpu");
     const std::string cross = random_cross(dir);
     struct Case {
         std::string input, options;
@@ -71,7 +63,7 @@ TEST_CASE("determinism: CPU path, same options twice: byte-identical JSON and EX
 }
 
 TEST_CASE("determinism: CPU JSON is identical for --threads 1, 2, 3 and all cores", "[determinism]") {
-    const std::string dir = fresh("threads");
+    const std::string dir = scratch("determinism_threads");
     const std::string cross = random_cross(dir);
     for (const std::string& input : {kSample, kSky, cross}) {
         INFO(input);
@@ -88,7 +80,7 @@ TEST_CASE("determinism: CPU JSON is identical for --threads 1, 2, 3 and all core
 
 TEST_CASE("determinism: GPU path, same options twice on this machine: byte-identical JSON and EXR",
           "[determinism][gpu]") {
-    const std::string dir = fresh("gpu");
+    const std::string dir = scratch("determinism_gpu");
     {
         const CliResult probe = run_cli(kSample + " -o " + dir + "/probe.json --device gpu --size 2");
         if (probe.exit_code != 0) {

@@ -21,14 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSample = std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr";
 
-std::string fresh(const std::string& name) {
-    const std::string dir = "gpu_faults_" + name;
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
 
 std::size_t entries(const std::string& dir) {
     return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
@@ -40,7 +33,7 @@ std::string fault(const char* what) { return std::string("BAKE_TEST_FAULT=") + w
 // context fault can be tested.
 bool gpu_works() {
     static const int works = [] {
-        const std::string dir = fresh("probe");
+        const std::string dir = scratch("gpu_faults_probe");
         const CliResult r = run_cli(kSample + " -o " + dir + "/p.json --device gpu --size 2");
         if (r.exit_code != 0) WARN("no working GPU path here (" << r.err << "): shader/dispatch faults not run");
         return r.exit_code == 0 ? 1 : 0;
@@ -61,7 +54,7 @@ void check_gpu_failure(const CliResult& r, const std::string& mention, const std
 
 TEST_CASE("gpu faults: no context: --device gpu and --compare exit 5, auto falls back with one notice",
           "[gpu][fault][cli]") {
-    const std::string dir = fresh("context");
+    const std::string dir = scratch("gpu_faults_context");
     const std::string out = dir + "/out";
     fs::create_directories(out);
     const std::string outputs = " -o " + out + "/irr.json -o " + out + "/irr.exr --size 4";
@@ -98,7 +91,7 @@ TEST_CASE("gpu faults: no context: --device gpu and --compare exit 5, auto falls
 
 TEST_CASE("gpu faults: shader compile failure exits 5 with the driver's log in one line", "[gpu][fault][cli]") {
     if (!gpu_works()) return;
-    const std::string out = fresh("compile");
+    const std::string out = scratch("gpu_faults_compile");
     const std::string outputs = " -o " + out + "/irr.json -o " + out + "/irr.exr --size 4";
     for (const char* device : {" --device gpu", " --compare", " --device auto"}) {
         INFO(device);
@@ -112,7 +105,7 @@ TEST_CASE("gpu faults: shader compile failure exits 5 with the driver's log in o
 
 TEST_CASE("gpu faults: a GL error after a dispatch exits 5, nothing written", "[gpu][fault][cli]") {
     if (!gpu_works()) return;
-    const std::string out = fresh("dispatch");
+    const std::string out = scratch("gpu_faults_dispatch");
     const std::string outputs = " -o " + out + "/irr.json -o " + out + "/irr.exr --size 4";
     for (const char* device : {" --device gpu", " --compare", " --device auto"}) {
         INFO(device);
