@@ -52,6 +52,7 @@ double median(std::vector<double> v) {
 // Mesa's software renderers: their timestamps do not reliably bracket compute work (seen:
 // read-kernel "bandwidths" of several TB/s on two CPU cores), so wall clock is used throughout.
 bool g_force_wall = false;
+double g_warmup_ms = 700;
 bool g_timer_plausible = true;
 double gpu_time_or_wall(double timer_ms, double wall_ms) {
     if (timer_ms > 1e-3 && !g_force_wall) return timer_ms;
@@ -166,6 +167,27 @@ void main() {
     result[gl_GlobalInvocationID.x] = s.x + s.y + s.z + s.w;
 }
 )";
+// The same reads, block-contiguous: work group g reads vec4s [g * u_per_group, +u_per_group),
+// 8 loads of 256 consecutive vec4s in flight per iteration (u_per_group a multiple of 2048).
+const char* kReadBlockKernel = R"(#version 430 core
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Data { vec4 data[]; };
+layout(std430, binding = 1) writeonly buffer Out { float result[]; };
+uniform uint u_count;
+uniform uint u_per_group;
+void main() {
+    uint base = gl_WorkGroupID.x * u_per_group;
+    uint end = min(base + u_per_group, u_count);
+    vec4 s0 = vec4(0.0), s1 = vec4(0.0), s2 = vec4(0.0), s3 = vec4(0.0);
+    vec4 s4 = vec4(0.0), s5 = vec4(0.0), s6 = vec4(0.0), s7 = vec4(0.0);
+    for (uint i = base + gl_LocalInvocationID.x; i < end; i += 2048u) {
+        s0 += data[i]; s1 += data[i + 256u]; s2 += data[i + 512u]; s3 += data[i + 768u];
+        s4 += data[i + 1024u]; s5 += data[i + 1280u]; s6 += data[i + 1536u]; s7 += data[i + 1792u];
+    }
+    vec4 s = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
+    result[gl_GlobalInvocationID.x] = s.x + s.y + s.z + s.w;
+}
+)";
 const char* kCopyKernel = R"(#version 430 core
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer Data { vec4 data[]; };
@@ -181,6 +203,45 @@ void main() {
     for (; i < u_count; i += stride) result[i] = data[i];
 }
 )";
+
+// Block-contiguous read kernel over a buffer of `bytes` (a multiple of 32 KiB): best over the
+// per-group block sizes; GB/s of bytes read.
+double block_read_bandwidth_gbs(size_t bytes, GLuint program, GLuint* best_per_group) {
+    GLuint buf[2];
+    make_buffers(buf, 1, bytes, true, 0);
+    const GLuint count = static_cast<GLuint>(bytes / 16);
+    glGenBuffers(1, &buf[1]);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf[1]);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(count / 2048 + 1) * 256 * 4, nullptr, GL_DYNAMIC_COPY);
+    glUseProgram(program);
+    glUniform1ui(glGetUniformLocation(program, "u_count"), count);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf[0]);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, buf[1]);
+    GLint max_groups = 0;
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups);
+    double best = 0;
+    for (GLuint per_group : {2048u, 8192u, 32768u, 131072u}) {
+        const GLuint groups = (count + per_group - 1) / per_group;
+        if (groups > static_cast<GLuint>(max_groups)) continue;
+        glUniform1ui(glGetUniformLocation(program, "u_per_group"), per_group);
+        const double ms = time_batches(5, 4, [&] {
+            glDispatchCompute(groups, 1, 1);
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        });
+        if (glGetError() != GL_NO_ERROR) {
+            std::fprintf(stderr, "bake-bench: block read kernel failed\n");
+            std::exit(7);
+        }
+        const double gbs = static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
+        if (gbs > best) {
+            best = gbs;
+            *best_per_group = per_group;
+        }
+    }
+    glUseProgram(0);
+    glDeleteBuffers(2, buf);
+    return best;
+}
 
 // Best over grid sizes of the read (copy = false) or copy kernel; *best_groups gets the grid.
 double kernel_bandwidth_gbs(size_t bytes, bool storage, GLenum usage, GLuint program, bool copy, GLuint* best_groups) {
@@ -339,9 +400,9 @@ bool measure(GpuProjector& gpu, const Environment& env, int order, const Project
         out->max_rel = compare_sh(first.radiance, cpu->radiance).max_rel_diff;
         if (!(out->max_rel <= 1e-5)) return false;
     }
-    // Warm-up: keep the GPU busy >= 150 ms first, so that its clocks have ramped up (an idle
-    // H200 drops to 345 MHz; see bench/NOTES.md).
-    for (const auto w0 = Clock::now(); ms_since(w0) < 150;) gpu.time_resident(order, 10);
+    // Warm-up: keep the GPU busy first, so that its clocks have ramped up (an idle H200 drops
+    // its SM clock to 345 MHz and takes up to ~1 s back to 1980 MHz; see bench/NOTES.md).
+    for (const auto w0 = Clock::now(); ms_since(w0) < g_warmup_ms;) gpu.time_resident(order, 10);
     out->t_start_epoch_ms = epoch_ms();
     std::vector<double> proj, red, wall;
     for (int r = 0; r < repeats + 3; ++r) {
@@ -389,6 +450,7 @@ int main(int argc, char** argv) {
     GpuProjector gpu(*ctx);
     g_force_wall = ctx->info().renderer.find("llvmpipe") != std::string::npos ||
                    ctx->info().renderer.find("softpipe") != std::string::npos;
+    if (g_force_wall) g_warmup_ms = 0;  // no clocks to ramp up
     const GpuTuning defaults = gpu.tuning();
     out["renderer"] = ctx->info().renderer;
     out["gl_version"] = ctx->info().version;
@@ -417,11 +479,22 @@ int main(int argc, char** argv) {
         bwj["copy_kernel_bufferdata_gbs"] =
             kernel_bandwidth_gbs(bw_bytes, false, GL_DYNAMIC_COPY, copy_program, true, &copy_groups);
     }
+    // Block-contiguous reads at two sizes: the 6 x 2048^2 input's 302 MB and the 1 GiB above.
+    const GLuint block_program = compile_compute(kReadBlockKernel);
+    double block_bw = 0;
+    if (storage)
+        for (size_t bytes : {g_force_wall ? bw_bytes : size_t(302) << 20, bw_bytes}) {
+            GLuint per_group = 0;
+            const double g = block_read_bandwidth_gbs(bytes, block_program, &per_group);
+            bwj["block_read_kernel_" + std::to_string(bytes >> 20) + "MiB_gbs"] = g;
+            bwj["block_read_kernel_" + std::to_string(bytes >> 20) + "MiB_per_group"] = per_group;
+            block_bw = std::max(block_bw, g);
+        }
     bwj["read_kernel_groups"] = read_groups;
     bwj["copy_kernel_groups"] = copy_groups;
     const double copy_bw = storage ? bwj["copy_storage_gbs"].get<double>() : bwj["copy_bufferdata_dynamic_copy_gbs"].get<double>();
-    const double read_bw = storage ? bwj["read_kernel_storage_gbs"].get<double>()
-                                   : bwj["read_kernel_bufferdata_stream_draw_gbs"].get<double>();
+    const double read_bw = std::max(block_bw, storage ? bwj["read_kernel_storage_gbs"].get<double>()
+                                                      : bwj["read_kernel_bufferdata_stream_draw_gbs"].get<double>());
     const double kcopy_bw =
         storage ? bwj["copy_kernel_storage_gbs"].get<double>() : bwj["copy_kernel_bufferdata_gbs"].get<double>();
     // The reference: the largest of the three (the fraction below is then the conservative one).
@@ -429,7 +502,7 @@ int main(int argc, char** argv) {
     bwj["reference_gbs"] = bw;
     out["bandwidth"] = bwj;
     std::printf("memory bandwidth, %zu MiB buffers: glCopyBufferSubData (read+write) %.1f GB/s, copy kernel "
-                "(read+write) %.1f GB/s, read-only kernel %.1f GB/s [glBufferData buffers: glCopyBufferSubData %.1f, "
+                "(read+write) %.1f GB/s, read-only kernels (best of grid-stride and block) %.1f GB/s [glBufferData buffers: glCopyBufferSubData %.1f, "
                 "read kernel %.1f]; reference %.1f GB/s\n\n",
                 bw_bytes >> 20, copy_bw, kcopy_bw, read_bw, bwj["copy_bufferdata_dynamic_copy_gbs"].get<double>(),
                 bwj["read_kernel_bufferdata_stream_draw_gbs"].get<double>(), bw);
@@ -499,7 +572,7 @@ int main(int argc, char** argv) {
         const Environment env = random_cube(n, 4242u);
         const Projection cpu3 = project_sh_cpu(env, 3), cpu5 = project_sh_cpu(env, 5);
         auto v = [&](bool sym, unsigned wg, unsigned tasks, unsigned cq, unsigned rseq, GpuTuning::Upload up,
-                     unsigned threads) {
+                     unsigned threads, unsigned positions) {
             GpuTuning t = defaults;
             t.cube_symmetry = sym;
             t.group_size = wg;
@@ -508,28 +581,33 @@ int main(int argc, char** argv) {
             t.reduce_seq = rseq;
             t.upload = up;
             t.upload_threads = threads;
+            t.sym_positions = positions;
             return t;
         };
         using U = GpuTuning::Upload;
         const std::vector<GpuTuning> variants = {
-            v(false, 256, 1, 1, 1, U::BufferData, 4),  // the previous design
-            v(false, 256, 1, 1, 1, U::Staging, 4),     // same, device-local immutable buffers
-            v(false, 128, 1, 2, 8, U::Staging, 4),
-            v(false, 128, 1, 4, 8, U::Staging, 4),
-            v(true, 128, 1, 1, 8, U::Staging, 4),
-            v(true, 128, 2, 1, 8, U::Staging, 4),
-            v(true, 128, 4, 1, 8, U::Staging, 4),
-            v(true, 256, 1, 1, 8, U::Staging, 4),
-            v(true, 256, 2, 1, 8, U::Staging, 4),
-            v(true, 64, 1, 1, 8, U::Staging, 4),
-            v(true, 64, 2, 1, 8, U::Staging, 4),
-            v(true, 64, 4, 1, 8, U::Staging, 4),
-            v(true, 128, 2, 1, 1, U::Staging, 4),
-            v(true, 128, 2, 1, 8, U::Staging, 8),
-            v(true, 128, 2, 1, 8, U::Staging, 1),
-            v(true, 128, 2, 1, 8, U::Storage, 4),
-            v(true, 128, 2, 1, 8, U::BufferData, 4),
-            v(true, 128, 2, 1, 8, U::Staging, 4),  // the first staging row again: drift check
+            v(false, 256, 1, 1, 1, U::BufferData, 4, 4),  // the previous design
+            v(false, 256, 1, 1, 1, U::Staging, 4, 4),     // same, device-local immutable buffers
+            v(false, 128, 1, 2, 8, U::Staging, 4, 4),
+            v(true, 128, 1, 1, 8, U::Staging, 4, 4),
+            v(true, 128, 2, 1, 8, U::Staging, 4, 4),
+            v(true, 256, 1, 1, 8, U::Staging, 4, 4),
+            v(true, 256, 2, 1, 8, U::Staging, 4, 4),
+            v(true, 64, 1, 1, 8, U::Staging, 4, 4),
+            v(true, 64, 2, 1, 8, U::Staging, 4, 4),
+            v(true, 128, 1, 1, 8, U::Staging, 4, 2),
+            v(true, 128, 2, 1, 8, U::Staging, 4, 2),
+            v(true, 128, 4, 1, 8, U::Staging, 4, 2),
+            v(true, 256, 1, 1, 8, U::Staging, 4, 2),
+            v(true, 256, 2, 1, 8, U::Staging, 4, 2),
+            v(true, 64, 2, 1, 8, U::Staging, 4, 2),
+            v(true, 64, 4, 1, 8, U::Staging, 4, 2),
+            v(true, 32, 4, 1, 8, U::Staging, 4, 2),
+            v(true, 128, 2, 1, 8, U::Staging, 8, 4),
+            v(true, 128, 2, 1, 8, U::Staging, 16, 4),
+            v(true, 128, 2, 1, 8, U::Storage, 4, 4),
+            v(true, 128, 2, 1, 8, U::BufferData, 4, 4),
+            v(true, 128, 1, 1, 8, U::Staging, 4, 4),  // an earlier row again: drift check
         };
         char vh[256];
         std::snprintf(vh, sizeof vh, "%-62s %-5s %9s %9s %6s %9s %8s %7s %9s %9s\n", "variant", "order",

@@ -1,7 +1,8 @@
 // Pass 1 of the projection: texels -> one partial sum per work group.
 // Constants from the host: SH_ORDER, WG_SIZE (power of two), WG_LOG2, REDUCE_CHUNK,
 // WORK_GROUP_SUM, CUBE_LAYOUT (1: cube faces, 0: equirect), CUBE_SYMMETRY (cube faces whose
-// size is a multiple of 8, see below) with TASKS_PER_THREAD, else QUADS_PER_THREAD.
+// size is a multiple of 8, see below) with TASKS_PER_THREAD and SYM_POSITIONS, else
+// QUADS_PER_THREAD.
 //
 // Texels are RGB float32, packed in quads: a quad (4 texels) is three vec4 words, so every load
 // is a 16-byte vector load, and consecutive invocations read consecutive quads (coalesced).
@@ -37,10 +38,15 @@ uniform uint u_size;           // cube face size n, or equirect width
 // the R_p being a 3-stage Walsh-Hadamard transform of the 8 radiances. One basis evaluation
 // and SH_COUNT multiply-adds then serve 8 texels, and one geometry evaluation 24.
 //
-// A task is one quad of 4 positions (row r < n/2, columns 4cq..4cq+3 < n/2); it reads 8 quads
-// per face pair (96 texels). The tile holds, per face f, the rows [u_row_base, +u_rows) (top
+// A task is SYM_POSITIONS (4 or 2) consecutive positions (row r < n/2, columns P*cq..P*cq+P-1
+// < n/2); it reads 8 such runs per face pair (24 P texels): quads as three vec4 words, pairs as
+// three vec2 words (fewer registers live at once). The tile holds, per face f, the rows [u_row_base, +u_rows) (top
 // band) then the mirrored rows [n - u_row_base - u_rows, n - u_row_base) (bottom band), each
 // row n/4 quads; tasks [u_first_task, +u_task_count) are row-major over the quadrant.
+#define P SYM_POSITIONS
+#if P == 2
+layout(std430, binding = 4) readonly buffer TexelPairs { vec2 texel_pairs[]; };  // the same buffer
+#endif
 uniform uint u_first_task;
 uniform uint u_task_count;
 uniform uint u_row_base;
@@ -65,24 +71,24 @@ void main() {
     float omega_sum = 0.0;
 
     uint lid = gl_LocalInvocationID.x;
-    uint half_quads = u_size / 8u;            // quads in half a row
-    uint row_words = 3u * (u_size / 4u);      // a row: n/4 quads of 3 words
+    uint half_units = u_size / uint(2 * P);   // quads or pairs in half a row
+    uint row_words = 3u * (u_size / uint(P)); // a row: n/P units of 3 words (vec4 or vec2)
     uint band_words = u_rows * row_words;
     uint face_words = 2u * band_words;
     for (int i = 0; i < TASKS_PER_THREAD; ++i) {
         uint local_task = gl_WorkGroupID.x * uint(WG_SIZE * TASKS_PER_THREAD) + uint(i * WG_SIZE) + lid;
         if (local_task >= u_task_count) break;
         uint task = u_first_task + local_task;
-        uint row = task / half_quads;
-        uint cq = task - row * half_quads;
+        uint row = task / half_units;
+        uint cq = task - row * half_units;
         uint local_row = row - u_row_base;
         uint band_offset[2] = uint[2](local_row * row_words, band_words + (u_rows - 1u - local_row) * row_words);
-        uint quad_offset[2] = uint[2](3u * cq, 3u * (2u * half_quads - 1u - cq));
+        uint quad_offset[2] = uint[2](3u * cq, 3u * (2u * half_units - 1u - cq));
 
         float tc = cube_centre_coord(row, u_size);
-        float sc[4], inv_len[4], omega[4];
-        for (int j = 0; j < 4; ++j) {
-            uint col = 4u * cq + uint(j);
+        float sc[P], inv_len[P], omega[P];
+        for (int j = 0; j < P; ++j) {
+            uint col = uint(P) * cq + uint(j);
             sc[j] = cube_centre_coord(col, u_size);
             inv_len[j] = inversesqrt(1.0 + sc[j] * sc[j] + tc * tc);
             omega[j] = cube_texel_solid_angle(row, col, u_size);
@@ -90,22 +96,29 @@ void main() {
         }
 
         for (int pair = 0; pair < 3; ++pair) {
-            vec3 texel[32];  // [flip bits b * 4 + position j]
+            vec3 texel[8 * P];  // [flip bits b * P + position j]
             for (int e = 0; e < 2; ++e)
                 for (int mt = 0; mt < 2; ++mt)
                     for (int ms = 0; ms < 2; ++ms) {
                         uint word = uint(2 * pair + e) * face_words + band_offset[mt] + quad_offset[ms];
+#if P == 4
                         vec4 w0 = texel_words[word];
                         vec4 w1 = texel_words[word + 1u];
                         vec4 w2 = texel_words[word + 2u];
                         vec3 q[4] = vec3[4](w0.xyz, vec3(w0.w, w1.xy), vec3(w1.zw, w2.x), w2.yzw);
+#else
+                        vec2 w0 = texel_pairs[word];
+                        vec2 w1 = texel_pairs[word + 1u];
+                        vec2 w2 = texel_pairs[word + 2u];
+                        vec3 q[2] = vec3[2](vec3(w0, w1.x), vec3(w1.y, w2));
+#endif
                         uint b = (e == 1 ? kFlipOpposite[pair] : 0u) ^ (ms == 1 ? kFlipS[pair] : 0u) ^
                                  (mt == 1 ? kFlipT[pair] : 0u);
-                        for (int j = 0; j < 4; ++j) texel[b * 4u + uint(j)] = q[ms == 1 ? 3 - j : j];
+                        for (int j = 0; j < P; ++j) texel[b * uint(P) + uint(j)] = q[ms == 1 ? P - 1 - j : j];
                     }
-            for (int j = 0; j < 4; ++j) {
+            for (int j = 0; j < P; ++j) {
                 vec3 r[8];
-                for (int b = 0; b < 8; ++b) r[b] = texel[b * 4 + j] * omega[j];
+                for (int b = 0; b < 8; ++b) r[b] = texel[b * P + j] * omega[j];
                 // Walsh-Hadamard, written out: r[p] = R_p * Omega. Constant indices only (a
                 // loop over the bit left NVIDIA's compiler indexing r at run time, in local
                 // memory: bench/NOTES.md).

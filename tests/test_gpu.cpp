@@ -345,6 +345,7 @@ TEST_CASE("GPU projection: every tuning variant agrees with the CPU path; tiles 
                     t.cube_quads_per_thread = tasks;
                     t.equirect_quads_per_thread = tasks;
                     t.reduce_seq = tasks == 1 ? 1 : 8;
+                    t.sym_positions = tasks == 1 ? 4 : 2;
                     t.upload = up;
                     variants.push_back(t);
                 }

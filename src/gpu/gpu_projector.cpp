@@ -86,9 +86,8 @@ struct Pass1Shape {
     std::size_t positions_per_group() const { return std::size_t{group_size} * quads_per_thread * 4; }
     std::size_t texels_per_thread() const { return std::size_t{quads_per_thread} * 4 * faces; }
 };
-// Symmetric cube pass: a task = 4 positions of a face quadrant x 3 pairs x 8 mirrored texels.
-constexpr std::size_t kTexelsPerTask = 96;
-constexpr std::size_t kTermsPerTask = 12;  // sequential adds per task (4 positions x 3 pairs)
+// Symmetric cube pass: a task = P (sym_positions) positions of a face quadrant x 3 pairs x 8
+// mirrored texels: 24 P texels, 3 P sequential adds.
 constexpr int kWalshHadamardRoundings = 3;
 
 // Reduction passes: up to 256 * reduce_seq partials -> 1.
@@ -303,7 +302,7 @@ int reduction_depth(std::size_t partials, unsigned reduce_seq) {
 std::string GpuTuning::describe() const {
     std::ostringstream s;
     s << "sym=" << (cube_symmetry ? 1 : 0) << " wg=" << group_size << " tasks=" << tasks_per_thread
-      << " cq=" << cube_quads_per_thread << " eq=" << equirect_quads_per_thread << " rseq=" << reduce_seq
+      << " P=" << sym_positions << " cq=" << cube_quads_per_thread << " eq=" << equirect_quads_per_thread << " rseq=" << reduce_seq
       << " upload="
       << (upload == Upload::BufferData ? "bufferdata" : upload == Upload::Storage ? "storage" : "staging");
     if (upload == Upload::Staging) s << "/" << upload_threads;
@@ -550,7 +549,7 @@ void GpuProjector::set_max_tile_texels(std::size_t texels) { impl_->max_tile_tex
 void GpuProjector::set_tuning(const GpuTuning& tuning) {
     if (!is_power_of_two(tuning.group_size) || tuning.group_size < 32 || tuning.group_size > 1024 ||
         tuning.tasks_per_thread < 1 || tuning.cube_quads_per_thread < 1 || tuning.equirect_quads_per_thread < 1 ||
-        tuning.reduce_seq < 1 || tuning.upload_threads < 1)
+        tuning.reduce_seq < 1 || tuning.upload_threads < 1 || (tuning.sym_positions != 2 && tuning.sym_positions != 4))
         throw GpuError("invalid GPU tuning: " + tuning.describe());
     impl_->tuning = tuning;
 }
@@ -579,10 +578,10 @@ int GpuProjector::summation_depth(std::size_t texel_count, bool cube, const GpuT
     const int tree = ceil_log2(tuning.group_size);
     if (cube) {
         if (const std::size_t n = symmetric_face_size(texel_count, tuning)) {
-            const std::size_t tasks = (n / 2) * (n / 8);
+            const std::size_t tasks = (n / 2) * (n / (2 * tuning.sym_positions));
             const std::size_t per_thread = std::min<std::size_t>(tuning.tasks_per_thread, tasks);
             const std::size_t groups = ceil_div(tasks, std::size_t{tuning.group_size} * tuning.tasks_per_thread);
-            return kWalshHadamardRoundings + static_cast<int>(per_thread * kTermsPerTask) + tree +
+            return kWalshHadamardRoundings + static_cast<int>(per_thread * 3 * tuning.sym_positions) + tree +
                    reduction_depth(groups, tuning.reduce_seq);
         }
     }
@@ -623,15 +622,16 @@ void GpuProjector::upload(const Environment& env) {
 
     if (r.symmetric) {
         // Tiles: task ranges in whole work groups, each with the face rows it reads.
-        const std::size_t n = r.size, half_quads = n / 8, row_bytes = n * kBytesPerTexel;
+        const std::size_t n = r.size, half_quads = n / (2 * m.tuning.sym_positions), row_bytes = n * kBytesPerTexel;
         const std::size_t tasks = (n / 2) * half_quads;
+        const std::size_t texels_per_task = 24 * m.tuning.sym_positions;
         const std::size_t group_tasks = group * m.tuning.tasks_per_thread;
         r.positions = n * n;
         const std::size_t rows_fit = m.limits.max_block_bytes / (12 * row_bytes);  // 6 faces x 2 bands
         std::size_t groups_per_tile = rows_fit > 2 ? (rows_fit - 2) * half_quads / group_tasks : 0;
         groups_per_tile = std::min(groups_per_tile, m.limits.max_groups_x);
         if (m.max_tile_texels > 0)
-            groups_per_tile = std::min(groups_per_tile, m.max_tile_texels / (group_tasks * kTexelsPerTask));
+            groups_per_tile = std::min(groups_per_tile, m.max_tile_texels / (group_tasks * texels_per_task));
         groups_per_tile = std::max<std::size_t>(groups_per_tile, 1);
         const std::size_t tile_tasks = groups_per_tile * group_tasks;
         r.total_groups = ceil_div(tasks, group_tasks);
@@ -720,7 +720,9 @@ std::pair<GLuint, GLuint> GpuProjector::Impl::projection_programs(int order) {
                         std::to_string(ceil_log2(t.group_size)) + "\n#define REDUCE_CHUNK " +
                         std::to_string(tree_chunk(count, t.group_size)) + "\n#define CUBE_LAYOUT " +
                         (r.cube ? "1" : "0") + "\n#define CUBE_SYMMETRY " + (r.symmetric ? "1" : "0") + "\n";
-    if (r.symmetric) pass1 += "#define TASKS_PER_THREAD " + std::to_string(t.tasks_per_thread) + "\n";
+    if (r.symmetric)
+        pass1 += "#define TASKS_PER_THREAD " + std::to_string(t.tasks_per_thread) + "\n#define SYM_POSITIONS " +
+                 std::to_string(t.sym_positions) + "\n";
     else
         pass1 += "#define QUADS_PER_THREAD " +
                  std::to_string(r.cube ? t.cube_quads_per_thread : t.equirect_quads_per_thread) + "\n";
@@ -743,6 +745,7 @@ void GpuProjector::Impl::dispatch_pass1(GLuint project_program, bool timed) {
     std::size_t first_group = 0;
     for (const Tile& tile : r.tiles) {
         tile.texels->bind(0);
+        if (r.symmetric) tile.texels->bind(4);  // the vec2 view (SYM_POSITIONS 2)
         if (r.symmetric) {
             set_uniform(project_program, "u_first_task", tile.first);
             set_uniform(project_program, "u_task_count", tile.count);

@@ -27,7 +27,8 @@ struct GpuTuning {
     // texels (project_sh.comp, CUBE_SYMMETRY). Off, or other sizes: one per texel.
     bool cube_symmetry = true;
     unsigned group_size = 128;        // pass-1 work-group size (power of two, 32 to 1024)
-    unsigned tasks_per_thread = 2;    // symmetric pass: tasks (96 texels each) per invocation
+    unsigned tasks_per_thread = 2;    // symmetric pass: tasks (24 * sym_positions texels) per invocation
+    unsigned sym_positions = 4;       // symmetric pass: positions per task, 4 (vec4 loads) or 2 (vec2)
     unsigned cube_quads_per_thread = 1;      // per-texel cube pass: position quads (24 texels)
     unsigned equirect_quads_per_thread = 4;  // lat-long pass: quads (4 texels)
     unsigned reduce_seq = 8;          // partials each reduction invocation adds before the tree
