@@ -572,7 +572,7 @@ int main(int argc, char** argv) {
         const Environment env = random_cube(n, 4242u);
         const Projection cpu3 = project_sh_cpu(env, 3), cpu5 = project_sh_cpu(env, 5);
         auto v = [&](bool sym, unsigned wg, unsigned tasks, unsigned cq, unsigned rseq, GpuTuning::Upload up,
-                     unsigned threads, unsigned positions) {
+                     unsigned threads, unsigned positions, unsigned reduce_group) {
             GpuTuning t = defaults;
             t.cube_symmetry = sym;
             t.group_size = wg;
@@ -582,32 +582,24 @@ int main(int argc, char** argv) {
             t.upload = up;
             t.upload_threads = threads;
             t.sym_positions = positions;
+            t.reduce_group_size = reduce_group;
             return t;
         };
         using U = GpuTuning::Upload;
         const std::vector<GpuTuning> variants = {
-            v(false, 256, 1, 1, 1, U::BufferData, 4, 4),  // the previous design
-            v(false, 256, 1, 1, 1, U::Staging, 4, 4),     // same, device-local immutable buffers
-            v(false, 128, 1, 2, 8, U::Staging, 4, 4),
-            v(true, 128, 1, 1, 8, U::Staging, 4, 4),
-            v(true, 128, 2, 1, 8, U::Staging, 4, 4),
-            v(true, 256, 1, 1, 8, U::Staging, 4, 4),
-            v(true, 256, 2, 1, 8, U::Staging, 4, 4),
-            v(true, 64, 1, 1, 8, U::Staging, 4, 4),
-            v(true, 64, 2, 1, 8, U::Staging, 4, 4),
-            v(true, 128, 1, 1, 8, U::Staging, 4, 2),
-            v(true, 128, 2, 1, 8, U::Staging, 4, 2),
-            v(true, 128, 4, 1, 8, U::Staging, 4, 2),
-            v(true, 256, 1, 1, 8, U::Staging, 4, 2),
-            v(true, 256, 2, 1, 8, U::Staging, 4, 2),
-            v(true, 64, 2, 1, 8, U::Staging, 4, 2),
-            v(true, 64, 4, 1, 8, U::Staging, 4, 2),
-            v(true, 32, 4, 1, 8, U::Staging, 4, 2),
-            v(true, 128, 2, 1, 8, U::Staging, 8, 4),
-            v(true, 128, 2, 1, 8, U::Staging, 16, 4),
-            v(true, 128, 2, 1, 8, U::Storage, 4, 4),
-            v(true, 128, 2, 1, 8, U::BufferData, 4, 4),
-            v(true, 128, 1, 1, 8, U::Staging, 4, 4),  // an earlier row again: drift check
+            v(false, 256, 1, 1, 1, U::BufferData, 4, 4, 256),  // the previous design
+            v(true, 256, 2, 1, 8, U::Staging, 8, 2, 256),
+            v(true, 256, 2, 1, 8, U::Staging, 8, 2, 128),
+            v(true, 256, 2, 1, 16, U::Staging, 8, 2, 64),
+            v(true, 256, 2, 1, 32, U::Staging, 8, 2, 32),
+            v(true, 256, 1, 1, 8, U::Staging, 8, 4, 256),
+            v(true, 256, 1, 1, 16, U::Staging, 8, 4, 64),
+            v(true, 256, 1, 1, 16, U::Staging, 8, 2, 64),
+            v(true, 512, 1, 1, 16, U::Staging, 8, 2, 64),
+            v(true, 512, 2, 1, 16, U::Staging, 8, 2, 64),
+            v(true, 256, 4, 1, 16, U::Staging, 8, 2, 64),
+            v(true, 128, 1, 1, 16, U::Staging, 8, 4, 64),
+            v(true, 256, 2, 1, 8, U::Staging, 8, 2, 256),  // an earlier row again: drift check
         };
         char vh[256];
         std::snprintf(vh, sizeof vh, "%-62s %-5s %9s %9s %6s %9s %8s %7s %9s %9s\n", "variant", "order",

@@ -90,9 +90,7 @@ struct Pass1Shape {
 // mirrored texels: 24 P texels, 3 P sequential adds.
 constexpr int kWalshHadamardRoundings = 3;
 
-// Reduction passes: up to 256 * reduce_seq partials -> 1.
-constexpr GLuint kReduceGroupSize = 256;
-constexpr GLuint kReduceGroupLog2 = 8;
+// Reduction passes: up to reduce_group_size * reduce_seq partials -> 1.
 // Shared memory per tree round, at most the 32 KiB that GL guarantees.
 constexpr std::size_t kTreeSharedBytes = 32768;
 constexpr GLuint kMapGroupSize = 64;
@@ -288,11 +286,12 @@ void parallel_copy(void* dst, const void* src, std::size_t bytes, unsigned max_t
     for (auto& th : pool) th.join();
 }
 
-int reduction_depth(std::size_t partials, unsigned reduce_seq) {
+int reduction_depth(std::size_t partials, const GpuTuning& t) {
     int depth = 0;
-    for (std::size_t n = partials; n > 1; n = ceil_div(n, std::size_t{kReduceGroupSize} * reduce_seq)) {
-        depth += static_cast<int>(std::min<std::size_t>(reduce_seq, ceil_div(n, kReduceGroupSize))) - 1;
-        depth += ceil_log2(std::min<std::size_t>(n, kReduceGroupSize));
+    const std::size_t group = t.reduce_group_size;
+    for (std::size_t n = partials; n > 1; n = ceil_div(n, group * t.reduce_seq)) {
+        depth += static_cast<int>(std::min<std::size_t>(t.reduce_seq, ceil_div(n, group))) - 1;
+        depth += ceil_log2(std::min<std::size_t>(n, group));
     }
     return depth;
 }
@@ -302,7 +301,7 @@ int reduction_depth(std::size_t partials, unsigned reduce_seq) {
 std::string GpuTuning::describe() const {
     std::ostringstream s;
     s << "sym=" << (cube_symmetry ? 1 : 0) << " wg=" << group_size << " tasks=" << tasks_per_thread
-      << " P=" << sym_positions << " cq=" << cube_quads_per_thread << " eq=" << equirect_quads_per_thread << " rseq=" << reduce_seq
+      << " P=" << sym_positions << " cq=" << cube_quads_per_thread << " eq=" << equirect_quads_per_thread << " rseq=" << reduce_seq << " rwg=" << reduce_group_size
       << " upload="
       << (upload == Upload::BufferData ? "bufferdata" : upload == Upload::Storage ? "storage" : "staging");
     if (upload == Upload::Staging) s << "/" << upload_threads;
@@ -549,7 +548,8 @@ void GpuProjector::set_max_tile_texels(std::size_t texels) { impl_->max_tile_tex
 void GpuProjector::set_tuning(const GpuTuning& tuning) {
     if (!is_power_of_two(tuning.group_size) || tuning.group_size < 32 || tuning.group_size > 1024 ||
         tuning.tasks_per_thread < 1 || tuning.cube_quads_per_thread < 1 || tuning.equirect_quads_per_thread < 1 ||
-        tuning.reduce_seq < 1 || tuning.upload_threads < 1 || (tuning.sym_positions != 2 && tuning.sym_positions != 4))
+        tuning.reduce_seq < 1 || !is_power_of_two(tuning.reduce_group_size) || tuning.reduce_group_size < 32 ||
+        tuning.reduce_group_size > 1024 || tuning.upload_threads < 1 || (tuning.sym_positions != 2 && tuning.sym_positions != 4))
         throw GpuError("invalid GPU tuning: " + tuning.describe());
     impl_->tuning = tuning;
 }
@@ -582,14 +582,14 @@ int GpuProjector::summation_depth(std::size_t texel_count, bool cube, const GpuT
             const std::size_t per_thread = std::min<std::size_t>(tuning.tasks_per_thread, tasks);
             const std::size_t groups = ceil_div(tasks, std::size_t{tuning.group_size} * tuning.tasks_per_thread);
             return kWalshHadamardRoundings + static_cast<int>(per_thread * 3 * tuning.sym_positions) + tree +
-                   reduction_depth(groups, tuning.reduce_seq);
+                   reduction_depth(groups, tuning);
         }
     }
     const Pass1Shape shape{cube ? 6u : 1u, cube ? tuning.cube_quads_per_thread : tuning.equirect_quads_per_thread,
                            tuning.group_size};
     const std::size_t positions = texel_count / shape.faces;
     int depth = static_cast<int>(std::min(shape.texels_per_thread(), std::max<std::size_t>(texel_count, 1)));
-    return depth + tree + reduction_depth(ceil_div(positions, shape.positions_per_group()), tuning.reduce_seq);
+    return depth + tree + reduction_depth(ceil_div(positions, shape.positions_per_group()), tuning);
 }
 
 Projection GpuProjector::project(const Environment& env, int order) {
@@ -693,7 +693,7 @@ void GpuProjector::upload(const Environment& env) {
         }
     }
     m.check_block(r.total_groups * kMaxShCount * 16, "the partial sums of pass 1");
-    if (ceil_div(r.total_groups, kReduceGroupSize) > m.limits.max_groups_x)
+    if (ceil_div(r.total_groups, m.tuning.reduce_group_size) > m.limits.max_groups_x)
         throw GpuError("the input needs more reduction work groups than GL_MAX_COMPUTE_WORK_GROUP_COUNT");
     // Partial sums: device-local where immutable storage exists (read back through `result`).
     const std::size_t partial_bytes = r.total_groups * kMaxShCount * 16;
@@ -726,9 +726,9 @@ std::pair<GLuint, GLuint> GpuProjector::Impl::projection_programs(int order) {
     else
         pass1 += "#define QUADS_PER_THREAD " +
                  std::to_string(r.cube ? t.cube_quads_per_thread : t.equirect_quads_per_thread) + "\n";
-    const std::string reduce = common + "#define WG_SIZE " + std::to_string(kReduceGroupSize) + "\n#define WG_LOG2 " +
-                               std::to_string(kReduceGroupLog2) + "\n#define REDUCE_CHUNK " +
-                               std::to_string(tree_chunk(count, kReduceGroupSize)) + "\n#define REDUCE_SEQ " +
+    const std::string reduce = common + "#define WG_SIZE " + std::to_string(t.reduce_group_size) + "\n#define WG_LOG2 " +
+                               std::to_string(ceil_log2(t.reduce_group_size)) + "\n#define REDUCE_CHUNK " +
+                               std::to_string(tree_chunk(count, t.reduce_group_size)) + "\n#define REDUCE_SEQ " +
                                std::to_string(t.reduce_seq) + "\n";
     return {program("project_sh.comp", pass1), program("reduce_partials.comp", reduce)};
 }
@@ -774,7 +774,7 @@ GlBuffer* GpuProjector::Impl::dispatch_reductions(GLuint reduce_program, int /*o
     GlBuffer* in = &partials_a;
     GlBuffer* out = &partials_b;
     std::size_t partials = resident.total_groups;
-    const std::size_t per_group = std::size_t{kReduceGroupSize} * resident.tuning.reduce_seq;
+    const std::size_t per_group = std::size_t{resident.tuning.reduce_group_size} * resident.tuning.reduce_seq;
     while (partials > 1) {
         const std::size_t groups = ceil_div(partials, per_group);
         in->bind(0);
@@ -811,7 +811,7 @@ Projection GpuProjector::project_resident(int order) {
     m.reduce_timer.reset();
     if (!m.partials_a.immutable) {
         m.partials_a.allocate(r.total_groups * partial_bytes, nullptr, GL_STREAM_READ);
-        m.partials_b.allocate(ceil_div(r.total_groups, kReduceGroupSize) * partial_bytes, nullptr, GL_STREAM_READ);
+        m.partials_b.allocate(ceil_div(r.total_groups, r.tuning.reduce_group_size) * partial_bytes, nullptr, GL_STREAM_READ);
     }
     m.result.allocate(partial_bytes, nullptr, GL_STREAM_READ);
     check_gl("allocating buffers");

@@ -26,19 +26,20 @@ struct GpuTuning {
     // Cubes whose face size is a multiple of 8: one basis evaluation per 8 mirror-symmetric
     // texels (project_sh.comp, CUBE_SYMMETRY). Off, or other sizes: one per texel.
     bool cube_symmetry = true;
-    unsigned group_size = 128;        // pass-1 work-group size (power of two, 32 to 1024)
+    unsigned group_size = 256;        // pass-1 work-group size (power of two, 32 to 1024)
     unsigned tasks_per_thread = 2;    // symmetric pass: tasks (24 * sym_positions texels) per invocation
-    unsigned sym_positions = 4;       // symmetric pass: positions per task, 4 (vec4 loads) or 2 (vec2)
+    unsigned sym_positions = 2;       // symmetric pass: positions per task, 4 (vec4 loads) or 2 (vec2)
     unsigned cube_quads_per_thread = 1;      // per-texel cube pass: position quads (24 texels)
     unsigned equirect_quads_per_thread = 4;  // lat-long pass: quads (4 texels)
     unsigned reduce_seq = 8;          // partials each reduction invocation adds before the tree
+    unsigned reduce_group_size = 256; // reduction work-group size (power of two, 32 to 1024)
     // Texel buffers: BufferData = glBufferData(GL_STREAM_DRAW) + glBufferSubData (GL 4.3);
     // Storage = immutable glBufferStorage(GL_DYNAMIC_STORAGE_BIT) + glBufferSubData;
     // Staging = immutable device-only storage filled by glCopyBufferSubData from two persistently
     // mapped 64 MiB staging buffers (parallel memcpy). Storage and Staging need GL 4.4 or
     // ARB_buffer_storage, else BufferData is used.
     enum class Upload { BufferData, Storage, Staging } upload = Upload::Staging;
-    unsigned upload_threads = 4;      // Staging: threads of the memcpy into the staging buffer
+    unsigned upload_threads = 8;      // Staging: threads of the memcpy into the staging buffer
     std::string describe() const;
 };
 
