@@ -44,6 +44,19 @@ uniform uint u_size;           // cube face size n, or equirect width
 // band) then the mirrored rows [n - u_row_base - u_rows, n - u_row_base) (bottom band), each
 // row n/4 quads; tasks [u_first_task, +u_task_count) are row-major over the quadrant.
 #define P SYM_POSITIONS
+// COEFF_SPLIT 2: alternate warps of 32 take the two halves of the coefficients of the same
+// tasks (same loads, hitting in cache; half the accumulator registers, so more warps resident).
+#ifndef COEFF_SPLIT
+#define COEFF_SPLIT 1
+#endif
+#define K_HALF ((SH_COUNT + 1) / 2)
+#if COEFF_SPLIT == 2
+#define ACC_COUNT K_HALF
+#define TASK_THREADS (WG_SIZE / 2)
+#else
+#define ACC_COUNT SH_COUNT
+#define TASK_THREADS WG_SIZE
+#endif
 #if P == 2
 layout(std430, binding = 4) readonly buffer TexelPairs { vec2 texel_pairs[]; };  // the same buffer
 #endif
@@ -66,17 +79,23 @@ vec3 pair_base_direction(int pair, float s, float t) {
 }
 
 void main() {
-    vec3 acc[SH_COUNT];
-    for (int k = 0; k < SH_COUNT; ++k) acc[k] = vec3(0.0);
+    vec3 acc[ACC_COUNT];
+    for (int k = 0; k < ACC_COUNT; ++k) acc[k] = vec3(0.0);
     float omega_sum = 0.0;
 
     uint lid = gl_LocalInvocationID.x;
+#if COEFF_SPLIT == 2
+    uint part = (lid >> 5u) & 1u;
+    uint task_lane = ((lid >> 6u) << 5u) | (lid & 31u);
+#else
+    uint task_lane = lid;
+#endif
     uint half_units = u_size / uint(2 * P);   // quads or pairs in half a row
     uint row_words = 3u * (u_size / uint(P)); // a row: n/P units of 3 words (vec4 or vec2)
     uint band_words = u_rows * row_words;
     uint face_words = 2u * band_words;
     for (int i = 0; i < TASKS_PER_THREAD; ++i) {
-        uint local_task = gl_WorkGroupID.x * uint(WG_SIZE * TASKS_PER_THREAD) + uint(i * WG_SIZE) + lid;
+        uint local_task = gl_WorkGroupID.x * uint(TASK_THREADS * TASKS_PER_THREAD) + uint(i * TASK_THREADS) + task_lane;
         if (local_task >= u_task_count) break;
         uint task = u_first_task + local_task;
         uint row = task / half_units;
@@ -127,12 +146,30 @@ void main() {
                 BUTTERFLY(0, 4) BUTTERFLY(1, 5) BUTTERFLY(2, 6) BUTTERFLY(3, 7)
                 float y[SH_COUNT];
                 sh_basis(pair_base_direction(pair, sc[j], tc) * inv_len[j], y);
+#if COEFF_SPLIT == 2
+                if (part == 0u) {
+                    for (int k = 0; k < K_HALF; ++k) acc[k] += y[k] * r[kParity[k]];
+                } else {
+                    for (int k = K_HALF; k < SH_COUNT; ++k) acc[k - K_HALF] += y[k] * r[kParity[k]];
+                }
+#else
                 for (int k = 0; k < SH_COUNT; ++k) acc[k] += y[k] * r[kParity[k]];
+#endif
             }
         }
     }
     vec4 sums[SH_COUNT];
+#if COEFF_SPLIT == 2
+    // The other half's coefficients are exact zeros here: the tree adds them without rounding.
+    for (int k = 0; k < SH_COUNT; ++k) sums[k] = vec4(0.0);
+    if (part == 0u) {
+        for (int k = 0; k < K_HALF; ++k) sums[k] = vec4(acc[k], k == 0 ? omega_sum : 0.0);
+    } else {
+        for (int k = K_HALF; k < SH_COUNT; ++k) sums[k] = vec4(acc[k - K_HALF], 0.0);
+    }
+#else
     for (int k = 0; k < SH_COUNT; ++k) sums[k] = vec4(acc[k], k == 0 ? omega_sum : 0.0);
+#endif
     store_work_group_sum(sums, lid, (u_first_partial + gl_WorkGroupID.x) * uint(SH_COUNT));
 }
 

@@ -347,6 +347,7 @@ TEST_CASE("GPU projection: every tuning variant agrees with the CPU path; tiles 
                     t.reduce_seq = tasks == 1 ? 1 : 8;
                     t.sym_positions = tasks == 1 ? 4 : 2;
                     t.reduce_group_size = wg == 64 ? 32 : 256;
+                    t.coeff_split = wg == 256 ? 2 : 1;
                     t.upload = up;
                     variants.push_back(t);
                 }

@@ -301,7 +301,7 @@ int reduction_depth(std::size_t partials, const GpuTuning& t) {
 std::string GpuTuning::describe() const {
     std::ostringstream s;
     s << "sym=" << (cube_symmetry ? 1 : 0) << " wg=" << group_size << " tasks=" << tasks_per_thread
-      << " P=" << sym_positions << " cq=" << cube_quads_per_thread << " eq=" << equirect_quads_per_thread << " rseq=" << reduce_seq << " rwg=" << reduce_group_size
+      << " P=" << sym_positions << " split=" << coeff_split << " cq=" << cube_quads_per_thread << " eq=" << equirect_quads_per_thread << " rseq=" << reduce_seq << " rwg=" << reduce_group_size
       << " upload="
       << (upload == Upload::BufferData ? "bufferdata" : upload == Upload::Storage ? "storage" : "staging");
     if (upload == Upload::Staging) s << "/" << upload_threads;
@@ -549,7 +549,8 @@ void GpuProjector::set_tuning(const GpuTuning& tuning) {
     if (!is_power_of_two(tuning.group_size) || tuning.group_size < 32 || tuning.group_size > 1024 ||
         tuning.tasks_per_thread < 1 || tuning.cube_quads_per_thread < 1 || tuning.equirect_quads_per_thread < 1 ||
         tuning.reduce_seq < 1 || !is_power_of_two(tuning.reduce_group_size) || tuning.reduce_group_size < 32 ||
-        tuning.reduce_group_size > 1024 || tuning.upload_threads < 1 || (tuning.sym_positions != 2 && tuning.sym_positions != 4))
+        tuning.reduce_group_size > 1024 || tuning.upload_threads < 1 || (tuning.sym_positions != 2 && tuning.sym_positions != 4) ||
+        (tuning.coeff_split != 1 && tuning.coeff_split != 2) || (tuning.coeff_split == 2 && tuning.group_size < 64))
         throw GpuError("invalid GPU tuning: " + tuning.describe());
     impl_->tuning = tuning;
 }
@@ -580,7 +581,8 @@ int GpuProjector::summation_depth(std::size_t texel_count, bool cube, const GpuT
         if (const std::size_t n = symmetric_face_size(texel_count, tuning)) {
             const std::size_t tasks = (n / 2) * (n / (2 * tuning.sym_positions));
             const std::size_t per_thread = std::min<std::size_t>(tuning.tasks_per_thread, tasks);
-            const std::size_t groups = ceil_div(tasks, std::size_t{tuning.group_size} * tuning.tasks_per_thread);
+            const std::size_t groups =
+                ceil_div(tasks, std::size_t{tuning.group_size / tuning.coeff_split} * tuning.tasks_per_thread);
             return kWalshHadamardRoundings + static_cast<int>(per_thread * 3 * tuning.sym_positions) + tree +
                    reduction_depth(groups, tuning);
         }
@@ -625,7 +627,7 @@ void GpuProjector::upload(const Environment& env) {
         const std::size_t n = r.size, half_quads = n / (2 * m.tuning.sym_positions), row_bytes = n * kBytesPerTexel;
         const std::size_t tasks = (n / 2) * half_quads;
         const std::size_t texels_per_task = 24 * m.tuning.sym_positions;
-        const std::size_t group_tasks = group * m.tuning.tasks_per_thread;
+        const std::size_t group_tasks = group / m.tuning.coeff_split * m.tuning.tasks_per_thread;
         r.positions = n * n;
         const std::size_t rows_fit = m.limits.max_block_bytes / (12 * row_bytes);  // 6 faces x 2 bands
         std::size_t groups_per_tile = rows_fit > 2 ? (rows_fit - 2) * half_quads / group_tasks : 0;
@@ -722,7 +724,7 @@ std::pair<GLuint, GLuint> GpuProjector::Impl::projection_programs(int order) {
                         (r.cube ? "1" : "0") + "\n#define CUBE_SYMMETRY " + (r.symmetric ? "1" : "0") + "\n";
     if (r.symmetric)
         pass1 += "#define TASKS_PER_THREAD " + std::to_string(t.tasks_per_thread) + "\n#define SYM_POSITIONS " +
-                 std::to_string(t.sym_positions) + "\n";
+                 std::to_string(t.sym_positions) + "\n#define COEFF_SPLIT " + std::to_string(t.coeff_split) + "\n";
     else
         pass1 += "#define QUADS_PER_THREAD " +
                  std::to_string(r.cube ? t.cube_quads_per_thread : t.equirect_quads_per_thread) + "\n";

@@ -29,6 +29,7 @@ struct GpuTuning {
     unsigned group_size = 256;        // pass-1 work-group size (power of two, 32 to 1024)
     unsigned tasks_per_thread = 2;    // symmetric pass: tasks (24 * sym_positions texels) per invocation
     unsigned sym_positions = 2;       // symmetric pass: positions per task, 4 (vec4 loads) or 2 (vec2)
+    unsigned coeff_split = 1;         // symmetric pass: 2 = alternate warps take half the coefficients
     unsigned cube_quads_per_thread = 1;      // per-texel cube pass: position quads (24 texels)
     unsigned equirect_quads_per_thread = 4;  // lat-long pass: quads (4 texels)
     unsigned reduce_seq = 8;          // partials each reduction invocation adds before the tree
