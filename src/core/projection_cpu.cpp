@@ -120,12 +120,16 @@ Projection project_sh_cpu(const Environment& env, int order, int threads) {
 
     std::vector<double> partial(static_cast<size_t>(blocks) * stride, 0.0);
     parallel_for(blocks, resolve_threads(threads, blocks), [&](int b) {
-        double* acc = &partial[static_cast<size_t>(b) * stride];
+        // Accumulate on this thread's stack and store once: neighbouring blocks' sums share
+        // cache lines in `partial`, and adding into them texel by texel from two threads
+        // made two threads slower than one (false sharing).
+        double acc[3 * kMaxShCount + 1] = {};
         const int end = std::min(row_count, (b + 1) * rows_per_block);
         for (int r = b * rows_per_block; r < end; ++r) {
             if (env.is_cube()) accumulate_cube_row(env, order, r, acc);
             else accumulate_equirect_row(env, cos_sin_phi, order, r, acc);
         }
+        std::copy(acc, acc + stride, &partial[static_cast<size_t>(b) * stride]);
     });
 
     // Pairwise combination in a fixed order: log2(blocks) levels of rounding.
