@@ -113,8 +113,8 @@ std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 bool is_power_of_two(unsigned v) { return v != 0 && (v & (v - 1)) == 0; }
 
 // Coefficients per shared-memory tree round for a work group of `group` invocations.
-unsigned tree_chunk(int count, unsigned group) {
-    const std::size_t rounds = ceil_div(std::size_t(count) * group * 16, kTreeSharedBytes);
+unsigned tree_chunk(int count, unsigned group, std::size_t shared_bytes) {
+    const std::size_t rounds = ceil_div(std::size_t(count) * group * 16, shared_bytes);
     return static_cast<unsigned>(ceil_div(static_cast<std::size_t>(count), std::max<std::size_t>(rounds, 1)));
 }
 
@@ -339,6 +339,8 @@ struct GpuProjector::Impl {
     void* staging_map[2] = {nullptr, nullptr};
     GLsync staging_fence[2] = {nullptr, nullptr};
     int staging_next = 0;
+    std::size_t staging_bytes = 0;  // size of each staging buffer
+    std::size_t upload_total = 0;   // bytes of the upload in progress
     StageTimer project_timer, reduce_timer, irradiance_timer;
     GpuTimings timings;
     std::size_t max_tile_texels = 0;  // test cap, 0 = none
@@ -354,6 +356,11 @@ struct GpuProjector::Impl {
             }
     }
 
+    // Shared memory for one tree round: what the device allows, at most 48 KiB (the most a
+    // work group gets without opt-in on NVIDIA), at least the 32 KiB GL guarantees.
+    std::size_t tree_shared_bytes() const {
+        return std::max(kTreeSharedBytes, std::min<std::size_t>(limits.max_shared_bytes, 49152));
+    }
     GpuTuning::Upload upload_mode() const {
         return has_buffer_storage ? tuning.upload : GpuTuning::Upload::BufferData;
     }
@@ -469,17 +476,35 @@ void GpuProjector::Impl::write(GlBuffer& buffer, std::size_t offset, const void*
         }
         return;
     }
+    // Staging buffers sized to this upload (1 to 64 MiB): pinning host memory costs time, so a
+    // small input does not pay for 2 x 64 MiB. Grown (re-created) when a larger upload comes.
+    const std::size_t mib = std::size_t{1} << 20;
+    const std::size_t wanted = std::min(kStagingBytes, std::max(mib, ceil_div(upload_total, mib) * mib));
+    if (staging[0] && staging_bytes < wanted) {
+        for (int i = 0; i < 2; ++i) {
+            if (staging_fence[i]) {
+                glClientWaitSync(staging_fence[i], GL_SYNC_FLUSH_COMMANDS_BIT, 10000000000ull);
+                glDeleteSync(staging_fence[i]);
+                staging_fence[i] = nullptr;
+            }
+            glBindBuffer(GL_COPY_READ_BUFFER, staging[i]->id);
+            glUnmapBuffer(GL_COPY_READ_BUFFER);
+            staging_map[i] = nullptr;
+            staging[i].reset();
+        }
+    }
     for (int i = 0; i < 2; ++i)
         if (!staging[i]) {
             staging[i] = std::make_unique<GlBuffer>();
+            staging_bytes = wanted;
             const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
-            staging[i]->allocate_storage(kStagingBytes, flags);
-            staging_map[i] = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(kStagingBytes), flags);
+            staging[i]->allocate_storage(staging_bytes, flags);
+            staging_map[i] = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(staging_bytes), flags);
             check_gl("mapping the staging buffer");
             if (!staging_map[i]) throw GpuError("could not map the texel staging buffer");
         }
     for (std::size_t done = 0; done < bytes;) {
-        const std::size_t n = std::min(kStagingBytes, bytes - done);
+        const std::size_t n = std::min(staging_bytes, bytes - done);
         const int slot = staging_next;
         staging_next ^= 1;
         if (staging_fence[slot]) {  // the copy out of this staging buffer must have finished
@@ -616,6 +641,7 @@ void GpuProjector::upload(const Environment& env) {
     r.cube = env.is_cube();
     r.size = static_cast<std::size_t>(r.cube ? env.cube.size : env.equirect.width);
     r.symmetric = r.cube && symmetric_face_size(texel_count, m.tuning) != 0;
+    m.upload_total = texel_count * kBytesPerTexel;
     const std::size_t group = m.tuning.group_size;
     clear_stale_errors();
     // Wall-clock up to glFinish: drivers may copy asynchronously (DMA), which GPU timestamps
@@ -720,7 +746,7 @@ std::pair<GLuint, GLuint> GpuProjector::Impl::projection_programs(int order) {
     const std::string common = "#define SH_ORDER " + std::to_string(order) + "\n#define WORK_GROUP_SUM 1\n";
     std::string pass1 = common + "#define WG_SIZE " + std::to_string(t.group_size) + "\n#define WG_LOG2 " +
                         std::to_string(ceil_log2(t.group_size)) + "\n#define REDUCE_CHUNK " +
-                        std::to_string(tree_chunk(count, t.group_size)) + "\n#define CUBE_LAYOUT " +
+                        std::to_string(tree_chunk(count, t.group_size, tree_shared_bytes())) + "\n#define CUBE_LAYOUT " +
                         (r.cube ? "1" : "0") + "\n#define CUBE_SYMMETRY " + (r.symmetric ? "1" : "0") + "\n";
     if (r.symmetric)
         pass1 += "#define TASKS_PER_THREAD " + std::to_string(t.tasks_per_thread) + "\n#define SYM_POSITIONS " +
@@ -730,7 +756,7 @@ std::pair<GLuint, GLuint> GpuProjector::Impl::projection_programs(int order) {
                  std::to_string(r.cube ? t.cube_quads_per_thread : t.equirect_quads_per_thread) + "\n";
     const std::string reduce = common + "#define WG_SIZE " + std::to_string(t.reduce_group_size) + "\n#define WG_LOG2 " +
                                std::to_string(ceil_log2(t.reduce_group_size)) + "\n#define REDUCE_CHUNK " +
-                               std::to_string(tree_chunk(count, t.reduce_group_size)) + "\n#define REDUCE_SEQ " +
+                               std::to_string(tree_chunk(count, t.reduce_group_size, tree_shared_bytes())) + "\n#define REDUCE_SEQ " +
                                std::to_string(t.reduce_seq) + "\n";
     return {program("project_sh.comp", pass1), program("reduce_partials.comp", reduce)};
 }
