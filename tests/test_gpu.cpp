@@ -302,7 +302,7 @@ TEST_CASE("GPU projection: solid angles sum to 4 pi", "[gpu]") {
     }
 }
 
-TEST_CASE("GPU projection: deterministic; tiling and resident uploads do not change a bit", "[gpu]") {
+TEST_CASE("GPU projection: deterministic, tiling and resident uploads do not change a bit", "[gpu]") {
     auto gpu = open_gpu();
     if (!gpu) return;
     for (bool cube : {true, false}) {
@@ -328,7 +328,7 @@ TEST_CASE("GPU projection: deterministic; tiling and resident uploads do not cha
     }
 }
 
-TEST_CASE("GPU projection: every tuning variant agrees with the CPU path; tiles change no bit", "[gpu]") {
+TEST_CASE("GPU projection: every tuning variant agrees with the CPU path, tiles change no bit", "[gpu]") {
     auto gpu = open_gpu();
     if (!gpu) return;
     const GpuTuning defaults = gpu->projector->tuning();

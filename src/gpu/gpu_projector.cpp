@@ -20,19 +20,20 @@
 // Rounding (u = 2^-24): every output value is a float sum of per-texel terms L * Y_k * Omega
 // (symmetric form: of terms Y_k * (Omega * R_p), R_p carrying 3 roundings of sums of the 8
 // texels' |L Omega|, so the same bound covers it). Each invocation adds its terms sequentially
-// (symmetric form: 12 per task, tasks_per_thread tasks; otherwise 24 per cube position quad or
-// 4 per lat-long quad), then binary trees add: log2(group_size) levels in pass 1's work group;
-// a reduction pass adds up to reduce_seq partials per invocation, then ceil(log2(min(n, 256)))
-// tree levels. So, to first order,
+// (symmetric form: 3 * sym_positions per task, tasks_per_thread tasks; otherwise 24 per cube
+// position quad or 4 per lat-long quad), then binary trees add: log2(group_size) levels in
+// pass 1's work group; a reduction pass adds up to reduce_seq partials per invocation, then
+// ceil(log2(min(n, reduce_group_size))) tree levels. So, to first order,
 //     |sum_gpu - sum of the float terms| <= summation_depth * u * sum |terms|,
-// summation_depth = 3 (symmetric form) + sequential adds + tree levels + reductions: 3 + 24 + 7
-// + 2 + 8 = 44 for 6 x 1024^2 texels with the default tuning, 3 + 24 + 7 + 7 + 8 = 49 for 6 x
-// 2048^2. For non-negative radiance, sum_t |L Y_k Omega| <= max|Y_k| sum_t L Omega
-// = sqrt(2l+1) |L_00| <= 3 x the channel's coefficient-vector norm, so this part stays below
-// 3 * 49 * u = 8.8e-6 of the norm (the --compare measure). The terms themselves carry a few
-// ulps from the direction, the solid angle and the basis polynomial; those errors are
-// independent from texel to texel and largely average out. tests/test_gpu.cpp checks measured
-// differences against the full bound (summation plus term evaluation).
+// summation_depth = 3 (symmetric form) + sequential adds + tree levels + reductions. With the
+// default tuning: 3 + 12 + 8 + (0 + 8) = 31 for 6 x 1024^2 texels (256 partials, one reduction
+// pass), 3 + 12 + 8 + (3 + 8) = 34 for 6 x 2048^2 (1024 partials). For non-negative radiance,
+// sum_t |L Y_k Omega| <= max|Y_k| sum_t L Omega = sqrt(2l+1) |L_00| <= 3 x the channel's
+// coefficient-vector norm, so this part stays below 3 * 34 * u = 6.1e-6 of the norm (the
+// --compare measure). The terms themselves carry a few ulps from the direction, the solid angle
+// and the basis polynomial; those errors are independent from texel to texel and largely
+// average out. tests/test_gpu.cpp checks measured differences against the full bound
+// (summation plus term evaluation), for every tuning variant too.
 //
 // Test hook: BAKE_TEST_FAULT=shader-compile makes every shader fail to compile (a real driver
 // compile error with its info log); BAKE_TEST_FAULT=dispatch issues an invalid dispatch after

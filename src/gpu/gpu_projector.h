@@ -27,8 +27,8 @@ struct GpuTuning {
     // texels (project_sh.comp, CUBE_SYMMETRY). Off, or other sizes: one per texel.
     bool cube_symmetry = true;
     unsigned group_size = 256;        // pass-1 work-group size (power of two, 32 to 1024)
-    unsigned tasks_per_thread = 2;    // symmetric pass: tasks (24 * sym_positions texels) per invocation
-    unsigned sym_positions = 2;       // symmetric pass: positions per task, 4 (vec4 loads) or 2 (vec2)
+    unsigned tasks_per_thread = 1;    // symmetric pass: tasks (24 * sym_positions texels) per invocation
+    unsigned sym_positions = 4;       // symmetric pass: positions per task, 4 (vec4 loads) or 2 (vec2)
     unsigned coeff_split = 1;         // symmetric pass: 2 = alternate warps take half the coefficients
     unsigned cube_quads_per_thread = 1;      // per-texel cube pass: position quads (24 texels)
     unsigned equirect_quads_per_thread = 4;  // lat-long pass: quads (4 texels)
