@@ -206,7 +206,7 @@ TEST_CASE("GPU context: GLFW hidden window (run under xvfb-run)", "[gpu][glfw]")
     check_against_cpu(*gpu->projector, env, 3);
 }
 
-TEST_CASE("GPU projection: cube faces of odd, tiny and work-group-straddling sizes", "[gpu]") {
+TEST_CASE("GPU projection: cube faces of odd and tiny and work-group-straddling sizes", "[gpu]") {
     auto gpu = open_gpu();
     if (!gpu) return;
     // A cube work group takes 1024 positions (n^2) on all faces: 32 fills one, 33 spills into a
@@ -228,7 +228,7 @@ TEST_CASE("GPU projection: equirect sizes", "[gpu]") {
         }
 }
 
-TEST_CASE("GPU projection: constant radiance gives L00 = sqrt(4 pi) c, symmetric bands vanish", "[gpu]") {
+TEST_CASE("GPU projection: constant radiance gives L00 = sqrt(4 pi) c and symmetric bands vanish", "[gpu]") {
     auto gpu = open_gpu();
     if (!gpu) return;
     const Rgb c{1.0, 2.0, 0.5};
@@ -302,7 +302,7 @@ TEST_CASE("GPU projection: solid angles sum to 4 pi", "[gpu]") {
     }
 }
 
-TEST_CASE("GPU projection: deterministic, tiling and resident uploads do not change a bit", "[gpu]") {
+TEST_CASE("GPU projection: deterministic - tiling and resident uploads do not change a bit", "[gpu]") {
     auto gpu = open_gpu();
     if (!gpu) return;
     for (bool cube : {true, false}) {
@@ -328,7 +328,7 @@ TEST_CASE("GPU projection: deterministic, tiling and resident uploads do not cha
     }
 }
 
-TEST_CASE("GPU projection: every tuning variant agrees with the CPU path, tiles change no bit", "[gpu]") {
+TEST_CASE("GPU projection: every tuning variant agrees with the CPU path and tiles change no bit", "[gpu]") {
     auto gpu = open_gpu();
     if (!gpu) return;
     const GpuTuning defaults = gpu->projector->tuning();
@@ -400,7 +400,7 @@ TEST_CASE("GPU irradiance maps match the CPU render", "[gpu]") {
     }
 }
 
-TEST_CASE("GPU projection: 6 x 1024^2 cube, orders 3 and 5, within 1e-5 and the error bound", "[gpu][large]") {
+TEST_CASE("GPU projection: 6 x 1024^2 cube - orders 3 and 5 within 1e-5 and the error bound", "[gpu][large]") {
     auto gpu = open_gpu();
     if (!gpu) return;
     const Environment env = random_cube(1024, 99);
