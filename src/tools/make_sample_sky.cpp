@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "atomic_file.h"
+#include "cube_map.h"
+#include "layout.h"
 #include "errors.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
@@ -78,6 +80,7 @@ Rgb background(const Dir& d, const Dir& sun) {
 int main(int argc, char** argv) {
     std::string out;
     int width = 512;
+    int cube = 0;  // face size of a horizontal-cross output, or 0 for equirect
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--width" && i + 1 < argc) {
@@ -88,8 +91,17 @@ int main(int argc, char** argv) {
                 return 2;
             }
             width = static_cast<int>(w);
+        } else if (a == "--cube" && i + 1 < argc) {
+            char* end = nullptr;
+            const long n = std::strtol(argv[++i], &end, 10);
+            if (*end != '\0' || n < 1 || n > 4096) {
+                std::fprintf(stderr, "make-sample-sky: --cube must be a face size from 1 to 4096\n");
+                return 2;
+            }
+            cube = static_cast<int>(n);
         } else if (a == "-h" || a == "--help") {
-            std::printf("usage: make-sample-sky OUT.hdr [--width W]   (W even, default 512; height W/2)\n");
+            std::printf("usage: make-sample-sky OUT.hdr [--width W]   (W even, default 512; height W/2)\n"
+                        "       make-sample-sky OUT.hdr --cube N      (the same sky as a 4N x 3N horizontal cross)\n");
             return 0;
         } else if (out.empty() && !a.empty() && a[0] != '-') {
             out = a;
@@ -103,33 +115,61 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    const int height = width / 2;
     const Dir sun = sun_direction();
     const double cos_sun = std::cos(kSunRadiusDeg * kPi / 180.0);
-    // Texels whose centre is within the disc radius plus a texel diagonal may be partly covered.
-    const double texel = 2.0 * kPi / width;
-    const double cos_near = std::cos(kSunRadiusDeg * kPi / 180.0 + 1.5 * texel);
     constexpr int kSub = 8;  // 8x8 supersampling of the disc edge, for a smooth, stable coverage
 
-    std::vector<float> rgb(static_cast<std::size_t>(width) * height * 3);
-    for (int i = 0; i < height; ++i) {
-        for (int j = 0; j < width; ++j) {
-            const Dir d = direction((j + 0.5) / width, (i + 0.5) / height);
-            Rgb L = background(d, sun);
-            if (d.x * sun.x + d.y * sun.y + d.z * sun.z > cos_near) {
-                int inside = 0;
-                for (int a = 0; a < kSub; ++a)
-                    for (int b = 0; b < kSub; ++b) {
-                        const Dir s = direction((j + (b + 0.5) / kSub) / width, (i + (a + 0.5) / kSub) / height);
-                        inside += (s.x * sun.x + s.y * sun.y + s.z * sun.z) > cos_sun;
-                    }
-                L = L + kSunRadiance * (static_cast<double>(inside) / (kSub * kSub));
-            }
-            float* p = &rgb[(static_cast<std::size_t>(i) * width + j) * 3];
-            p[0] = static_cast<float>(L.r);
-            p[1] = static_cast<float>(L.g);
-            p[2] = static_cast<float>(L.b);
+    // Radiance over a texel whose centre and sub-sample directions come from `at(fx, fy)`,
+    // fx, fy in [0, 1] across the texel; `near` tells whether the sun's disc may touch it.
+    auto texel_radiance = [&](const auto& at, double cos_near) {
+        const Dir d = at(0.5, 0.5);
+        Rgb L = background(d, sun);
+        if (d.x * sun.x + d.y * sun.y + d.z * sun.z > cos_near) {
+            int inside = 0;
+            for (int a = 0; a < kSub; ++a)
+                for (int b = 0; b < kSub; ++b) {
+                    const Dir s = at((b + 0.5) / kSub, (a + 0.5) / kSub);
+                    inside += (s.x * sun.x + s.y * sun.y + s.z * sun.z) > cos_sun;
+                }
+            L = L + kSunRadiance * (static_cast<double>(inside) / (kSub * kSub));
         }
+        return L;
+    };
+    auto store = [](float* p, const Rgb& L) {
+        p[0] = static_cast<float>(L.r);
+        p[1] = static_cast<float>(L.g);
+        p[2] = static_cast<float>(L.b);
+    };
+
+    int height = width / 2;
+    std::vector<float> rgb;
+    if (cube > 0) {
+        // The same sky on the six faces of docs/CONVENTION.md, arranged as a horizontal cross.
+        bake::CubeMap faces(cube);
+        const double texel = 2.0 / cube, cos_near = std::cos(kSunRadiusDeg * kPi / 180.0 + 2.0 * texel);
+        for (int f = 0; f < 6; ++f)
+            for (int r = 0; r < cube; ++r)
+                for (int c = 0; c < cube; ++c) {
+                    auto at = [&](double fx, double fy) {
+                        const bake::Vec3 v = bake::normalize(
+                            bake::cube_face_direction(f, (c + fx) * texel - 1.0, (r + fy) * texel - 1.0));
+                        return Dir{v.x, v.y, v.z};
+                    };
+                    store(faces.faces[static_cast<std::size_t>(f)].at(r, c), texel_radiance(at, cos_near));
+                }
+        const bake::Image cross = bake::assemble_cube(faces, bake::Layout::HCross);
+        width = cross.width;
+        height = cross.height;
+        rgb = cross.rgb;
+    } else {
+        const double texel = 2.0 * kPi / width;
+        const double cos_near = std::cos(kSunRadiusDeg * kPi / 180.0 + 1.5 * texel);
+        rgb.resize(static_cast<std::size_t>(width) * height * 3);
+        for (int i = 0; i < height; ++i)
+            for (int j = 0; j < width; ++j) {
+                auto at = [&](double fx, double fy) { return direction((j + fx) / width, (i + fy) / height); };
+                store(&rgb[(static_cast<std::size_t>(i) * width + j) * 3], texel_radiance(at, cos_near));
+            }
     }
 
     try {
@@ -141,8 +181,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "make-sample-sky: %s\n", e.what());
         return 4;
     }
-    std::printf("wrote %s (%dx%d equirect; sun at elevation %.1f deg, phi %.1f deg, direction "
+    std::printf("wrote %s (%dx%d %s; sun at elevation %.1f deg, phi %.1f deg, direction "
                 "(%.4f, %.4f, %.4f))\n",
-                out.c_str(), width, height, kSunElevationDeg, kSunPhiDeg, sun.x, sun.y, sun.z);
+                out.c_str(), width, height, cube > 0 ? "horizontal cross" : "equirect", kSunElevationDeg, kSunPhiDeg, sun.x, sun.y, sun.z);
     return 0;
 }
