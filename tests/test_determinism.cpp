@@ -40,7 +40,7 @@ std::string random_cross(const std::string& dir) {
 
 }  // namespace
 
-TEST_CASE("determinism: CPU path, same options twice: byte-identical JSON and EXR", "[determinism]") {
+TEST_CASE("determinism: CPU path / same options twice: byte-identical JSON and EXR", "[determinism]") {
     const std::string dir = scratch("determinism_cpu");
     const std::string cross = random_cross(dir);
     struct Case {
@@ -62,7 +62,7 @@ TEST_CASE("determinism: CPU path, same options twice: byte-identical JSON and EX
     }
 }
 
-TEST_CASE("determinism: CPU JSON is identical for --threads 1, 2, 3 and all cores", "[determinism]") {
+TEST_CASE("determinism: CPU JSON is identical for --threads 1 / 2 / 3 and all cores", "[determinism]") {
     const std::string dir = scratch("determinism_threads");
     const std::string cross = random_cross(dir);
     for (const std::string& input : {kSample, kSky, cross}) {
@@ -78,7 +78,7 @@ TEST_CASE("determinism: CPU JSON is identical for --threads 1, 2, 3 and all core
     }
 }
 
-TEST_CASE("determinism: GPU path, same options twice on this machine: byte-identical JSON and EXR",
+TEST_CASE("determinism: GPU path / same options twice on this machine: byte-identical JSON and EXR",
           "[determinism][gpu]") {
     const std::string dir = scratch("determinism_gpu");
     {

@@ -52,7 +52,7 @@ void check_gpu_failure(const CliResult& r, const std::string& mention, const std
 
 }  // namespace
 
-TEST_CASE("gpu faults: no context: --device gpu and --compare exit 5, auto falls back with one notice",
+TEST_CASE("gpu faults: no context: --device gpu and --compare exit 5 / auto falls back with one notice",
           "[gpu][fault][cli]") {
     const std::string dir = scratch("gpu_faults_context");
     const std::string out = dir + "/out";
@@ -103,7 +103,7 @@ TEST_CASE("gpu faults: shader compile failure exits 5 with the driver's log in o
     }
 }
 
-TEST_CASE("gpu faults: a GL error after a dispatch exits 5, nothing written", "[gpu][fault][cli]") {
+TEST_CASE("gpu faults: a GL error after a dispatch exits 5 / nothing written", "[gpu][fault][cli]") {
     if (!gpu_works()) return;
     const std::string out = scratch("gpu_faults_dispatch");
     const std::string outputs = " -o " + out + "/irr.json -o " + out + "/irr.exr --size 4";

@@ -238,7 +238,7 @@ TEST_CASE("hostile: .hdr truncated at every header byte and across the pixel dat
     }
 }
 
-TEST_CASE("hostile: .exr truncated across header, offset table and chunks (scanline and tiled mip)", "[hostile]") {
+TEST_CASE("hostile: .exr truncated across header / offset table and chunks (scanline and tiled mip)", "[hostile]") {
     const Scratch s("truncated_exr");
     const std::string scan = s.dir + "/scan.exr", tiled = s.dir + "/tiled.exr";
     write_exr(scan, constant_image(32, 16, 1.0f, 2.0f, 4.0f), EnvmapHint::None);  // float ZIP
@@ -261,7 +261,7 @@ TEST_CASE("hostile: .exr truncated across header, offset table and chunks (scanl
     }
 }
 
-TEST_CASE("hostile: wrong magic, wrong format for the extension, random bytes, deep flag", "[hostile]") {
+TEST_CASE("hostile: wrong magic / wrong format for the extension / random bytes / deep flag", "[hostile]") {
     const Scratch s("magic");
     const std::string out = " -o " + s.out + "/irr.json --device cpu";
     const std::string good_exr = s.dir + "/good.exr", good_hdr = s.dir + "/good.hdr";
@@ -309,7 +309,7 @@ TEST_CASE("hostile: wrong magic, wrong format for the extension, random bytes, d
     }
 }
 
-TEST_CASE("hostile: sizes: 100000x100000 headers, big headers without data, zero width", "[hostile]") {
+TEST_CASE("hostile: sizes: 100000x100000 headers / big headers without data / zero width", "[hostile]") {
     const Scratch s("sizes");
     const std::string out = " -o " + s.out + "/irr.exr -o " + s.out + "/irr.json --device cpu";
     write_exr(s.dir + "/small.exr", constant_image(8, 4, 1, 1, 1), EnvmapHint::None);
@@ -397,7 +397,7 @@ TEST_CASE("hostile: aspect ratios and layouts that do not fit", "[hostile]") {
     check_constant_sky(s.out + "/two.json", {0.5, 1.0, 2.0});
 }
 
-TEST_CASE("hostile: NaN, Inf and negative texels", "[hostile]") {
+TEST_CASE("hostile: NaN / Inf and negative texels", "[hostile]") {
     const Scratch s("texels");
     const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
 
@@ -474,7 +474,7 @@ TEST_CASE("hostile: NaN, Inf and negative texels", "[hostile]") {
     check_constant_sky(s.out + "/max.json", {double(big), double(big), double(big)});
 }
 
-TEST_CASE("hostile: valid but unusual EXRs bake: Y only, tiled, mip levels", "[hostile]") {
+TEST_CASE("hostile: valid but unusual EXRs bake: Y only / tiled / mip levels", "[hostile]") {
     const Scratch s("unusual");
     SECTION("luminance only (Y): grey") {
         write_constant_exr(s.dir + "/y.exr", 16, 8, {"Y"}, {0.75f}, Imf::HALF, Tiling::Scanline);
@@ -505,7 +505,7 @@ TEST_CASE("hostile: valid but unusual EXRs bake: Y only, tiled, mip levels", "[h
     }
 }
 
-TEST_CASE("hostile: inputs that are not regular files, or missing", "[hostile]") {
+TEST_CASE("hostile: inputs that are not regular files or are missing", "[hostile]") {
     const Scratch s("not_files");
     const std::string out = " -o " + s.out + "/irr.exr -o " + s.out + "/irr.json --device cpu";
     fs::create_directories(s.dir + "/folder.hdr");
@@ -580,7 +580,7 @@ TEST_CASE("hostile: outputs that cannot be written leave nothing behind", "[host
     }
 }
 
-TEST_CASE("hostile: existing outputs: replaced by default, --no-clobber refuses before any work", "[hostile]") {
+TEST_CASE("hostile: existing outputs: replaced by default / --no-clobber refuses before any work", "[hostile]") {
     const Scratch s("clobber");
     const std::string in = s.dir + "/in.exr";
     write_exr(in, constant_image(8, 4, 1, 2, 3), EnvmapHint::None);
