@@ -4,8 +4,9 @@
 //   shader-compile  every compute shader fails to compile (a real driver compile error);
 //   dispatch        an invalid dispatch after the first projection pass trips the GL error check.
 // Documented behaviour (README exit codes, --help): --device gpu and --compare demand the GPU and
-// exit 5 on any GPU failure; --device auto uses the GPU if an OpenGL 4.3 context exists, else the
-// CPU with one notice line. Every failure is one stderr line and leaves no output behind.
+// exit 5 on any GPU failure; --device auto falls back to the CPU path on any GPU failure (no
+// context, a shader that does not compile, a GL error, float overflow) with one notice line.
+// Every failure is one stderr line and leaves no output behind.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "cli_runner.h"
 #include "errors.h"
+#include "image_io.h"
 #include "test_support.h"
 
 using namespace bake;
@@ -20,8 +22,6 @@ using namespace bake::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-
 
 std::size_t entries(const std::string& dir) {
     return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
@@ -48,6 +48,23 @@ void check_gpu_failure(const CliResult& r, const std::string& mention, const std
     CHECK(r.err.rfind("bake-irradiance: GPU path failed: ", 0) == 0);
     CHECK(r.err.find(mention) != std::string::npos);
     CHECK(entries(out_dir) == 0);
+}
+
+// --device auto under a fault: exit 0, one notice naming the failure, and exactly what
+// --device cpu writes.
+void check_auto_fallback(const std::string& fault_env, const std::string& mention, const std::string& dir) {
+    const std::string outputs = " -o " + dir + "/irr.json -o " + dir + "/irr.exr --size 4";
+    const CliResult r = run_cli(kSample + outputs + " --device auto", fault_env);
+    INFO("stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(line_count(r.err) == 1);
+    CHECK(r.err.find("notice:") != std::string::npos);
+    CHECK(r.err.find(mention) != std::string::npos);
+    CHECK(r.err.find("using the CPU path") != std::string::npos);
+    const std::string ref = scratch(dir + "_cpu");
+    REQUIRE(run_cli(kSample + " -o " + ref + "/irr.json -o " + ref + "/irr.exr --size 4 --device cpu").exit_code == 0);
+    CHECK(slurp(dir + "/irr.json") == slurp(ref + "/irr.json"));
+    CHECK(slurp(dir + "/irr.exr") == slurp(ref + "/irr.exr"));
 }
 
 }  // namespace
@@ -89,31 +106,54 @@ TEST_CASE("gpu faults: no context: --device gpu and --compare exit 5 / auto fall
     CHECK(r.err.empty());
 }
 
-TEST_CASE("gpu faults: shader compile failure exits 5 with the driver's log in one line", "[gpu][fault][cli]") {
+TEST_CASE("gpu faults: shader compile failure: exit 5 with the driver's log in one line, or the CPU under auto",
+          "[gpu][fault][cli]") {
     if (!gpu_works()) return;
     const std::string out = scratch("gpu_faults_compile");
     const std::string outputs = " -o " + out + "/irr.json -o " + out + "/irr.exr --size 4";
-    for (const char* device : {" --device gpu", " --compare", " --device auto"}) {
+    for (const char* device : {" --device gpu", " --compare"}) {
         INFO(device);
-        // auto: a context exists, so the GPU path is taken and its failure is an error (exit 5),
-        // not a silent fallback (README: auto falls back only when no context can be created).
         const CliResult r = run_cli(kSample + outputs + device, fault("shader-compile"));
         check_gpu_failure(r, "failed to compile", out);
         CHECK(r.err.find("BAKE_TEST_FAULT=shader-compile") != std::string::npos);  // the log quotes #error
     }
+    check_auto_fallback(fault("shader-compile"), "failed to compile", scratch("gpu_faults_compile_auto"));
 }
 
-TEST_CASE("gpu faults: a GL error after a dispatch exits 5 / nothing written", "[gpu][fault][cli]") {
+TEST_CASE("gpu faults: a GL error after a dispatch: exit 5 and nothing written, or the CPU under auto",
+          "[gpu][fault][cli]") {
     if (!gpu_works()) return;
     const std::string out = scratch("gpu_faults_dispatch");
     const std::string outputs = " -o " + out + "/irr.json -o " + out + "/irr.exr --size 4";
-    for (const char* device : {" --device gpu", " --compare", " --device auto"}) {
+    for (const char* device : {" --device gpu", " --compare"}) {
         INFO(device);
         check_gpu_failure(run_cli(kSample + outputs + device, fault("dispatch")),
                           "OpenGL error after the projection pass", out);
     }
+    check_auto_fallback(fault("dispatch"), "OpenGL error after the projection pass", scratch("gpu_faults_dispatch_auto"));
     // The hook is exact: an unknown value changes nothing.
     const CliResult r = run_cli(kSample + outputs + " --device gpu", fault("nonsense"));
     CHECK(r.exit_code == 0);
     CHECK(entries(out) == 2);
+}
+
+TEST_CASE("gpu faults: float overflow of the GPU sums is an error, never written; auto uses the CPU",
+          "[gpu][fault][cli]") {
+    if (!gpu_works()) return;
+    // Texels at FLT_MAX: the float partial sums overflow, the double CPU sums do not.
+    const std::string dir = scratch("gpu_faults_overflow");
+    Image img(16, 8);
+    for (float& v : img.rgb) v = std::numeric_limits<float>::max();
+    write_exr(dir + "/huge.exr", img, EnvmapHint::None);
+    const std::string outputs = " -o " + dir + "/out/irr.json";
+    fs::create_directories(dir + "/out");
+    CliResult r = run_cli(dir + "/huge.exr" + outputs + " --device gpu");
+    check_gpu_failure(r, "overflowed", dir + "/out");
+    r = run_cli(dir + "/huge.exr" + outputs + " --device auto");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.find("overflowed") != std::string::npos);
+    const nlohmann::json j = read_json(dir + "/out/irr.json");
+    CHECK(j.at("computed_by").at("path") == "cpu");
+    CHECK(j.at("radiance")[0][0].get<double>() == Approx(std::numeric_limits<float>::max() * std::sqrt(4 * kPi)));
 }

@@ -125,6 +125,37 @@ unavailable or failed, 6 --compare difference beyond tolerance, 7 --golden diffe
 tolerance. Batch: the code of the first input that failed.
 Conventions (SH basis, axes, layouts): docs/CONVENTION.md; also stated inside every JSON.)";
 
+// NaN passes CLI11's PositiveNumber (NaN <= 0 is false) and would make every comparison fail.
+CLI::Validator finite_number() {
+    return CLI::Validator(
+        [](std::string& text) {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            return (end && *end == '\0' && std::isfinite(v)) ? std::string() : "must be a finite number";
+        },
+        "FINITE");
+}
+
+// A whole number from 1 to 2^63: plain digits, no sign, exponent or overflow (which CLI11 would
+// otherwise saturate to "no limit").
+CLI::Validator pixel_count() {
+    return CLI::Validator(
+        [](std::string& text) {
+            const bool digits = !text.empty() && text.size() <= 19 &&
+                                text.find_first_not_of("0123456789") == std::string::npos;
+            if (!digits || std::stoull(text) == 0) return std::string("must be a whole number from 1 to 2^63");
+            return std::string();
+        },
+        "PIXELS");
+}
+
+bool is_finite(const Projection& p) {
+    for (const Rgb& c : p.radiance.rgb)
+        for (double v : c)
+            if (!std::isfinite(v)) return false;
+    return std::isfinite(p.solid_angle_sum);
+}
+
 bool ends_with_ci(const std::string& s, const std::string& suffix) {
     if (s.size() < suffix.size()) return false;
     for (size_t i = 0; i < suffix.size(); ++i)
@@ -190,6 +221,7 @@ private:
     std::vector<Job> plan_jobs() const;
     Loaded load(const Job& job) const;
     void open_gpu();
+    void fall_back_to_cpu(const Job& job, const GpuError& e);
     int bake(const Job& job, const std::function<Loaded()>& get_loaded, FileReport& rep);
     void run_job(const Job& job, const std::function<Loaded()>& get_loaded, FileReport& rep);
     Image render_map(const ShCoefficients& e, GpuProjector* gpu) const;
@@ -335,6 +367,16 @@ void App::open_gpu() {
     }
 }
 
+// --device auto: any GPU failure falls back to the CPU path (the reference) with one notice, and
+// the GPU is not tried again in this run. --device gpu and --compare: the failure is the error.
+void App::fall_back_to_cpu(const Job& job, const GpuError& e) {
+    if (o_.device != "auto" || o_.compare) throw e;
+    if (!o_.quiet)
+        print_line(std::string("notice: ") + (batch_ ? job.label + ": " : "") + "GPU path failed (" + e.what() +
+                   "); using the CPU path");
+    gpu_.reset();
+}
+
 void App::print_comparison(const ShComparison& cmp, const Projection& gpu, const Projection& cpu) {
     static const char* const channel = "RGB";
     progress_.clear();
@@ -393,22 +435,33 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
     Environment& env = loaded.env;
     BakeRecord& record = loaded.record;
 
-    const bool use_gpu = gpu_ && o_.device != "cpu";
+    bool use_gpu = gpu_ && o_.device != "cpu";
     GpuProjector* projector = use_gpu ? gpu_->projector.get() : nullptr;
     Projection result;
     progress_.stage(job.index, job_count_, job.label, use_gpu ? "upload + project (gpu)" : "project (cpu)");
-    rep.path = use_gpu ? "gpu" : "cpu";
     if (use_gpu) {
-        result = projector->project(env, o_.order);
-        const GpuTimings& t = projector->last_timings();
-        rep.timings.upload = t.upload_ms;
-        rep.timings.project = t.project_ms;
-        rep.timings.reduce = t.reduce_ms;
-        record.computed_by = "gpu";
-        record.renderer = gpu_->context->info().renderer;
-        record.gl_version = gpu_->context->info().version;
-        rep.renderer = record.renderer;
-    } else {
+        try {
+            result = projector->project(env, o_.order);
+            // Float sums overflow where double ones do not (texels near FLT_MAX): never write that.
+            if (!is_finite(result))
+                throw GpuError("the float sums overflowed (texel values too large for float); --device cpu "
+                               "computes them in double");
+            const GpuTimings& t = projector->last_timings();
+            rep.timings.upload = t.upload_ms;
+            rep.timings.project = t.project_ms;
+            rep.timings.reduce = t.reduce_ms;
+            record.computed_by = "gpu";
+            record.renderer = gpu_->context->info().renderer;
+            record.gl_version = gpu_->context->info().version;
+            rep.renderer = record.renderer;
+        } catch (const GpuError& e) {
+            fall_back_to_cpu(job, e);
+            use_gpu = false;
+            projector = nullptr;
+        }
+    }
+    rep.path = use_gpu ? "gpu" : "cpu";
+    if (!use_gpu) {
         const Clock::time_point t0 = Clock::now();
         result = project_sh_cpu(env, o_.order, o_.threads);
         rep.timings.project = ms_since(t0);
@@ -451,7 +504,14 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
         if (ends_with_ci(out, ".json") || map) continue;
         progress_.stage(job.index, job_count_, job.label, "irradiance");
         const Clock::time_point t0 = Clock::now();
-        map = render_map(record.irradiance, projector);
+        try {
+            map = render_map(record.irradiance, projector);
+        } catch (const GpuError& e) {
+            fall_back_to_cpu(job, e);
+            use_gpu = false;
+            projector = nullptr;
+            map = render_map(record.irradiance, nullptr);
+        }
         rep.timings.irradiance = use_gpu ? projector->last_timings().irradiance_ms : ms_since(t0);
     }
 
@@ -575,19 +635,26 @@ int App::run() {
     const std::vector<Job> jobs = plan_jobs();  // usage errors surface before any work
     job_count_ = static_cast<int>(jobs.size());
 
-    // Checked before any work, so a refused run costs nothing and writes nothing.
-    if (o_.no_clobber)
-        for (const Job& job : jobs) {
-            std::vector<std::string> written = job.outputs;
-            if (!job.preview.empty()) written.push_back(job.preview);
-            for (const auto& e : job.emits) written.push_back(e.second);
-            for (const std::string& out : written)
-                if (std::ifstream(out).good()) throw OutputError(out + ": exists (--no-clobber)");
-        }
     if (batch_ && !o_.out_dir.empty()) {
         std::error_code ec;
         fs::create_directories(o_.out_dir, ec);
         if (ec) throw OutputError(o_.out_dir + ": cannot create folder: " + ec.message());
+    }
+    // Every output's place is checked before any work, so that a run refused for one output
+    // writes none of the others and costs nothing.
+    for (const Job& job : jobs) {
+        std::vector<std::string> written = job.outputs;
+        if (!job.preview.empty()) written.push_back(job.preview);
+        for (const auto& e : job.emits) written.push_back(e.second);
+        if (!o_.report.empty()) written.push_back(o_.report);
+        for (const std::string& out : written) {
+            std::error_code ec;
+            const fs::path folder = fs::path(out).has_parent_path() ? fs::path(out).parent_path() : fs::path(".");
+            if (!fs::exists(folder, ec)) throw OutputError(out + ": folder " + folder.string() + " does not exist");
+            if (!fs::is_directory(folder, ec)) throw OutputError(out + ": " + folder.string() + " is not a folder");
+            if (fs::is_directory(out, ec)) throw OutputError(out + ": is a folder");
+            if (o_.no_clobber && fs::exists(out, ec)) throw OutputError(out + ": exists (--no-clobber)");
+        }
     }
 
     // Progress on a terminal only, for batches and large inputs.
@@ -716,7 +783,8 @@ int run_bake_app(int argc, char** argv) {
     app.add_option("--output-layout", o.output_layout, "Irradiance map layout")
         ->check(CLI::IsMember({"cube", "equirect"}))
         ->capture_default_str();
-    app.add_option("--device", o.device, "auto: GPU if an OpenGL 4.3 context exists, else CPU with a notice")
+    app.add_option("--device", o.device, "auto: the GPU path if an OpenGL 4.3 context works; without one, or on any GPU "
+                                      "failure, the CPU path with one notice line")
         ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
         ->capture_default_str();
     app.add_option("--gl", o.gl, "OpenGL context: EGL (headless), GLFW (hidden window), or auto")
@@ -724,12 +792,12 @@ int run_bake_app(int argc, char** argv) {
         ->capture_default_str();
     app.add_flag("--compare", o.compare, "Run GPU and CPU paths and report their differences");
     app.add_option("--tolerance", o.tolerance, "Largest relative difference --compare and --golden accept")
-        ->check(CLI::PositiveNumber)
+        ->check(CLI::PositiveNumber & finite_number())
         ->capture_default_str();
     app.add_option("--golden", o.golden, "Compare the coefficients with this JSON (written by this tool); exit 7 "
                                          "if they differ beyond tolerance");
     app.add_option("--abs-tolerance", o.abs_tolerance, "--golden: largest absolute difference accepted")
-        ->check(CLI::NonNegativeNumber);
+        ->check(CLI::NonNegativeNumber & finite_number());
     app.add_option("--report", o.report, "Write a JSON report of every input (docs/report.schema.json)");
     app.add_option("--preview", o.preview, "Write a PNG: input and irradiance side by side, lit spheres below");
     app.add_option("--preview-width", o.preview_width, "Preview panel width P (the PNG is 2P x P)")
@@ -751,7 +819,7 @@ int run_bake_app(int argc, char** argv) {
     app.add_flag("--clamp-negative", o.clamp_negative, "Set negative texel values to 0 before projecting");
     app.add_flag("--replace-nonfinite", o.replace_nonfinite, "Set NaN/Inf texel values to 0 instead of failing");
     app.add_option("--max-pixels", o.max_pixels, "Refuse images with more pixels than this (checked from the header)")
-        ->check(CLI::PositiveNumber)
+        ->check(pixel_count())
         ->capture_default_str();
     app.add_option("--threads", o.threads, "CPU path threads (0: all cores)")->check(CLI::NonNegativeNumber);
     app.add_flag("-v,--verbose", o.verbose, "Print the OpenGL context and driver messages");
