@@ -226,3 +226,11 @@ TEST_CASE("cli: outputs are overwritten by default, --no-clobber refuses and kee
     CHECK(r.exit_code == 0);
     CHECK(read_json(dir + "/out.json").at("order") == 3);
 }
+
+TEST_CASE("cli: one unwritable output refuses the whole run before any work: no other output written", "[cli][errors]") {
+    const std::string dir = scratch("cli_partial");
+    const CliResult r = run_cli(kSample + " -o " + dir + "/good.json -o " + dir + "/missing/irr.exr --device cpu");
+    CHECK(r.exit_code == kExitOutput);
+    check_one_error_line(r, dir + "/missing/irr.exr");
+    CHECK_FALSE(file_exists(dir + "/good.json"));
+}

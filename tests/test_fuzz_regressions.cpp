@@ -3,11 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <cstdint>
 #include <fstream>
 #include <string>
 
 #include "coefficients_json.h"
 #include "errors.h"
+#include "image_io.h"
 
 namespace fs = std::filesystem;
 
@@ -51,4 +53,37 @@ TEST_CASE("fuzz regression: a number beyond double's range in a coefficients JSO
     CHECK(doc.radiance.rgb[0][0] == 0.0);
     CHECK(doc.radiance.rgb[0][1] == 18446744073709551616.0);
     CHECK(doc.radiance.rgb[0][2] == -9223372036854775808.0);
+}
+
+TEST_CASE("fuzz regression: an EXR attribute claiming more bytes than the file holds is refused before allocation",
+          "[fuzz][exr]") {
+    // fuzz_load_image: a 500-byte EXR declared a 1.67 GB attribute, which OpenEXR allocates before
+    // reading. Made here from a valid file by patching the size of its 'compression' attribute.
+    bake::Image img(4, 2);
+    bake::write_exr("attr_ok.exr", img, bake::EnvmapHint::None);
+    std::string bytes;
+    {
+        std::ifstream in("attr_ok.exr", std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const std::string key = std::string("compression") + '\0' + "compression" + '\0';
+    const size_t at = bytes.find(key);
+    REQUIRE(at != std::string::npos);
+    const size_t size_field = at + key.size();
+    REQUIRE(bytes[size_field] == 1);  // one byte of value, as OpenEXR writes it
+    for (const std::uint32_t claim : {0x63800000u, 0x7fffffffu, 0xffffffffu}) {
+        std::string patched = bytes;
+        for (int i = 0; i < 4; ++i) patched[size_field + static_cast<size_t>(i)] = static_cast<char>(claim >> (8 * i));
+        std::ofstream("attr_huge.exr", std::ios::binary) << patched;
+        INFO("claimed size 0x" << std::hex << claim);
+        try {
+            bake::load_image("attr_huge.exr");
+            FAIL("accepted");
+        } catch (const bake::InputError& e) {
+            const std::string what = e.what();
+            CHECK(what.rfind("attr_huge.exr: ", 0) == 0);
+            CHECK(what.find("attribute 'compression'") != std::string::npos);
+        }
+    }
+    CHECK(bake::load_image("attr_ok.exr").image.width == 4);  // the unpatched file still loads
 }

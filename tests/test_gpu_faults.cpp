@@ -137,7 +137,7 @@ TEST_CASE("gpu faults: a GL error after a dispatch: exit 5 and nothing written, 
     CHECK(entries(out) == 2);
 }
 
-TEST_CASE("gpu faults: float overflow of the GPU sums is an error, never written; auto uses the CPU",
+TEST_CASE("gpu faults: float overflow of the GPU sums is an error and never written, auto uses the CPU",
           "[gpu][fault][cli]") {
     if (!gpu_works()) return;
     // Texels at FLT_MAX: the float partial sums overflow, the double CPU sums do not.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -255,6 +256,38 @@ void init_openexr_threads() {
 
 // Reads part 0's header without constructing an InputFile (which would size its offset tables and
 // buffers from the data window), so that absurd sizes are refused before any allocation.
+// Walks part 0's attribute list (name, type, int32 size, value) and refuses any declared size
+// beyond the end of the file: OpenEXR allocates an attribute's declared size before reading it,
+// so a few hundred bytes could otherwise ask for gigabytes (found by fuzz_load_image).
+void check_exr_attribute_sizes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) input_error(path, "cannot open");
+    const std::streamoff file_size = in.tellg();
+    in.seekg(8);  // magic number and version
+    auto read_string = [&](std::string& out) {
+        out.clear();
+        for (char c; in.get(c);) {
+            if (c == '\0') return true;
+            if (out.size() == 255) return false;  // longer than OpenEXR allows: let it say so
+            out.push_back(c);
+        }
+        return false;
+    };
+    std::string name, type;
+    while (read_string(name) && !name.empty()) {
+        unsigned char size_bytes[4];
+        if (!read_string(type) || !in.read(reinterpret_cast<char*>(size_bytes), 4)) return;  // truncated: OpenEXR reports it
+        const std::int32_t size = static_cast<std::int32_t>(
+            std::uint32_t(size_bytes[0]) | std::uint32_t(size_bytes[1]) << 8 | std::uint32_t(size_bytes[2]) << 16 |
+            std::uint32_t(size_bytes[3]) << 24);
+        const std::streamoff remaining = file_size - in.tellg();
+        if (size < 0 || size > remaining)
+            input_error(path, "invalid OpenEXR header: attribute '" + name + "' claims " + std::to_string(size) +
+                                  " bytes, more than the " + std::to_string(remaining) + " left in the file");
+        in.seekg(size, std::ios::cur);
+    }
+}
+
 Imath::Box2i read_exr_data_window(const std::string& path) {
     Imf::StdIFStream is(path.c_str());
     char start[8] = {};  // magic number, then the little-endian version field
@@ -268,6 +301,7 @@ Imath::Box2i read_exr_data_window(const std::string& path) {
     for (int i = 3; i >= 0; --i) version = (version << 8) | static_cast<unsigned char>(start[4 + i]);
     if (Imf::getVersion(version) != Imf::EXR_VERSION)
         input_error(path, "unsupported OpenEXR version " + std::to_string(Imf::getVersion(version)));
+    check_exr_attribute_sizes(path);
     Imf::Header header;
     try {
         header.readFrom(is, version);
