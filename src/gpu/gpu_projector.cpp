@@ -797,7 +797,7 @@ void GpuProjector::Impl::dispatch_pass1(GLuint project_program, bool timed) {
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 }
 
-GlBuffer* GpuProjector::Impl::dispatch_reductions(GLuint reduce_program, int /*order*/) {
+GlBuffer* GpuProjector::Impl::dispatch_reductions(GLuint reduce_program, int order) {
     // Reduction passes, ping-ponging between the two partial buffers.
     glUseProgram(reduce_program);
     GlBuffer* in = &partials_a;
@@ -809,7 +809,8 @@ GlBuffer* GpuProjector::Impl::dispatch_reductions(GLuint reduce_program, int /*o
         in->bind(0);
         out->bind(1);
         set_uniform(reduce_program, "u_partial_count", partials);
-        glDispatchCompute(static_cast<GLuint>(groups), 1, 1);
+        // One work group per (chunk of partials, coefficient): see reduce_partials.comp.
+        glDispatchCompute(static_cast<GLuint>(groups), static_cast<GLuint>(sh_count(order)), 1);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         ++timings.reduce_passes;
         partials = groups;
