@@ -28,7 +28,6 @@ BakeRecord sample_record(int order) {
     return r;
 }
 
-void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 }  // namespace
 
@@ -71,7 +70,7 @@ TEST_CASE("malformed coefficient files give one-line InputErrors naming the file
         {"mixed.json", "{\"radiance\": [[1,2,3]], \"irradiance\": [[1,2,3],[1,2,3],[1,2,3],[1,2,3]]}"},
     };
     for (const auto& [name, text] : cases) {
-        write_text(name, text);
+        bake::test::write_text(name, text);
         INFO(name);
         try {
             read_coefficients_json(name);

@@ -98,17 +98,6 @@ void check_baked(const CliResult& r, int stderr_lines, const std::string& out_di
     CHECK(entries(out_dir) == outputs);
 }
 
-std::vector<char> read_bytes(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    return std::vector<char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
-void write_bytes(const std::string& path, const std::vector<char>& bytes, std::size_t n) {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), static_cast<std::streamsize>(n));
-}
-void write_bytes(const std::string& path, const std::vector<char>& bytes) { write_bytes(path, bytes, bytes.size()); }
-void write_text(const std::string& path, const std::string& s) { write_bytes(path, std::vector<char>(s.begin(), s.end())); }
 
 // Offset of the dataWindow's four int32 (xMin, yMin, xMax, yMax) in an EXR header.
 std::size_t data_window_offset(const std::vector<char>& bytes) {

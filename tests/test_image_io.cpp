@@ -44,6 +44,11 @@
 
 #include "errors.h"
 #include "image_io.h"
+#include "test_support.h"
+
+using bake::test::read_bytes;
+using bake::test::write_bytes;
+using bake::test::write_text;
 
 namespace fs = std::filesystem;
 using bake::EnvmapHint;
@@ -62,17 +67,6 @@ std::string fresh_dir(const std::string& name) {
     return dir;
 }
 
-std::vector<char> read_bytes(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    return std::vector<char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
-void write_bytes(const std::string& path, const std::vector<char>& bytes, std::size_t n) {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), static_cast<std::streamsize>(n));
-}
-void write_bytes(const std::string& path, const std::vector<char>& bytes) { write_bytes(path, bytes, bytes.size()); }
-void write_text(const std::string& path, const std::string& s) { write_bytes(path, std::vector<char>(s.begin(), s.end())); }
 
 // The load must fail with an InputError whose message is one line starting with "<path>: ".
 std::string require_input_error(const std::string& path, std::uint64_t max_pixels = bake::kDefaultMaxPixels) {

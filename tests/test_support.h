@@ -5,6 +5,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -74,6 +75,18 @@ inline double max_relative_error(const ShCoefficients& a, const ShCoefficients& 
     }
     return worst;
 }
+
+// Whole files as bytes; write_bytes can write a prefix (truncated copies).
+inline std::vector<char> read_bytes(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::vector<char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+inline void write_bytes(const std::string& path, const std::vector<char>& bytes, std::size_t n) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f.write(bytes.data(), static_cast<std::streamsize>(n));
+}
+inline void write_bytes(const std::string& path, const std::vector<char>& bytes) { write_bytes(path, bytes, bytes.size()); }
+inline void write_text(const std::string& path, const std::string& s) { write_bytes(path, std::vector<char>(s.begin(), s.end())); }
 
 inline nlohmann::json read_json(const std::string& path) {
     std::ifstream in(path);
