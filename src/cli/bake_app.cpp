@@ -401,14 +401,6 @@ Image App::render_map(const ShCoefficients& e, GpuProjector* gpu) const {
     return assemble_cube(cube, Layout::VStrip);
 }
 
-void write_text(const std::string& path, const std::string& text) {
-    write_atomically(path, [&](const std::string& tmp) {
-        std::ofstream out(tmp, std::ios::binary);
-        out << text;
-        out.flush();
-        if (!out) throw OutputError(path + ": cannot write");
-    });
-}
 
 // The stages of one input; returns its exit code or throws. Fills `rep` as it goes.
 int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileReport& rep) {
@@ -534,7 +526,7 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
         rep.preview = {{"file", job.preview}, {"exposure", preview.exposure}};
     }
     for (const auto& [language, file] : job.emits) {
-        write_text(file, emit_shader_snippet(language, record.irradiance, job.label));
+        write_text_atomically(file, emit_shader_snippet(language, record.irradiance, job.label));
         rep.outputs.push_back(file);
         rep.emitted.push_back({{"language", language == ShaderLanguage::Glsl ? "glsl" : "hlsl"}, {"file", file}});
     }

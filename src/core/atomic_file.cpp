@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <random>
 #include <string>
 
@@ -117,6 +118,15 @@ void write_atomically(const std::string& path,
         std::remove(tmp.c_str());
         fail(path, "unknown error while writing");
     }
+}
+
+void write_text_atomically(const std::string& path, const std::string& text) {
+    write_atomically(path, [&](const std::string& tmp) {
+        std::ofstream out(tmp, std::ios::binary);
+        out << text;
+        out.flush();
+        if (!out) throw OutputError(path + ": cannot write");
+    });
 }
 
 }  // namespace bake

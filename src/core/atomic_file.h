@@ -9,4 +9,7 @@ namespace bake {
 // Throws OutputError("<path>: <problem>").
 void write_atomically(const std::string& path, const std::function<void(const std::string& tmp_path)>& write);
 
+// Writes `text` to `path` through write_atomically. Throws OutputError("<path>: <problem>").
+void write_text_atomically(const std::string& path, const std::string& text);
+
 }  // namespace bake

@@ -91,12 +91,7 @@ nlohmann::json to_json(const BakeRecord& r) {
 void write_coefficients_json(const std::string& path, const BakeRecord& record) {
     // nlohmann's dump prints doubles with the shortest text that round-trips (max_digits10 at most).
     const std::string text = to_json(record).dump(1) + "\n";
-    write_atomically(path, [&](const std::string& tmp) {
-        std::ofstream out(tmp, std::ios::binary);
-        out << text;
-        out.flush();
-        if (!out) throw OutputError(path + ": cannot write");
-    });
+    write_text_atomically(path, text);
 }
 
 CoefficientsDocument read_coefficients_json(const std::string& path) {

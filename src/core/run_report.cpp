@@ -78,12 +78,7 @@ json to_json(const RunReport& r) {
 
 void write_run_report(const std::string& path, const RunReport& report) {
     const std::string text = to_json(report).dump(1) + "\n";
-    write_atomically(path, [&](const std::string& tmp) {
-        std::ofstream out(tmp, std::ios::binary);
-        out << text;
-        out.flush();
-        if (!out) throw OutputError(path + ": cannot write");
-    });
+    write_text_atomically(path, text);
 }
 
 }  // namespace bake
