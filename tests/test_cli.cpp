@@ -262,3 +262,47 @@ TEST_CASE("cli: --device gpu really runs on the GPU path: the JSON names it and 
         CHECK(r.err.find("OpenGL context: glfw") != std::string::npos);
     }
 }
+
+TEST_CASE("cli: a file both read and written, however spelled, is a usage error and nothing is touched",
+          "[cli][errors]") {
+    const std::string dir = scratch("cli_read_write");
+    fs::copy_file(kSample, dir + "/env.hdr");
+    write_exr(dir + "/env.exr", assemble_cube(make_random_cube_env(2, 3u).cube, Layout::HStrip), EnvmapHint::None);
+    const std::string before = slurp(dir + "/env.exr");
+    // The input as an output, through "./" and through a link.
+    fs::create_symlink("env.exr", dir + "/link.exr");
+    for (const std::string& args : {dir + "/env.exr -o " + dir + "/./env.exr", dir + "/link.exr -o " + dir + "/env.exr"}) {
+        const CliResult r = run_cli(args + " --device cpu");
+        INFO(args << "\n" << r.err);
+        CHECK(r.exit_code == kExitUsage);
+        CHECK(r.err.find("also read") != std::string::npos);
+    }
+    CHECK(slurp(dir + "/env.exr") == before);
+    // A golden that the run would overwrite with its own result.
+    std::ofstream(dir + "/g.json") << "{}";
+    CliResult r = run_cli(dir + "/env.hdr -o " + dir + "/g.json --golden " + dir + "/../" + dir + "/g.json --device cpu");
+    CHECK(r.exit_code == kExitUsage);
+    CHECK(slurp(dir + "/g.json") == "{}");
+    // Two outputs that are one file.
+    r = run_cli(dir + "/env.hdr -o " + dir + "/x.json --emit glsl ./" + dir + "/x.json --device cpu");
+    CHECK(r.exit_code == kExitUsage);
+    CHECK_FALSE(file_exists(dir + "/x.json"));
+}
+
+TEST_CASE("cli: --layout with six face files is a usage error, not silently ignored", "[cli][errors]") {
+    const std::string dir = scratch("cli_layout_faces");
+    for (const char* f : {"px", "nx", "py", "ny", "pz", "nz"}) write_exr(dir + "/c_" + f + ".exr", Image(2, 2), EnvmapHint::None);
+    CHECK(run_cli(dir + "/c_{face}.exr -o " + dir + "/o.json --layout equirect --device cpu").exit_code == kExitUsage);
+    CHECK(run_cli(dir + "/c_{face}.exr -o " + dir + "/o.json --device cpu").exit_code == 0);
+}
+
+TEST_CASE("cli: an input name that is not UTF-8 still gives a valid JSON", "[cli]") {
+    const std::string dir = scratch("cli_non_utf8");
+    const std::string name = dir + "/caf\xe9.hdr";
+    fs::copy_file(kSample, name);
+    const CliResult r = run_cli("'" + name + "' -o " + dir + "/o.json --device cpu");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json j = read_json(dir + "/o.json");
+    CHECK(j.at("input").at("files")[0].get<std::string>().find("caf") != std::string::npos);
+}

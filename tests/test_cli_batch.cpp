@@ -233,7 +233,7 @@ TEST_CASE("batch: usage errors are caught before any work", "[cli][batch][errors
         {kSample + " --emit wgsl " + dir + "/s.wgsl", "not glsl or hlsl"},
         {kSample + " --preview " + dir + "/p.jpg", "must end in .png"},
         {two, "nothing to do"},
-        {two + " --out-dir " + dir + " --name '{stem}.json' --report " + dir + "/sample_sky.json", "also an output"},
+        {two + " --out-dir " + dir + " --name '{stem}.json' --report " + dir + "/sample_sky.json", "would be written twice"},
         {"--faces a b c d e f --out-dir " + dir, "--faces"},
     };
     for (const Case& c : cases) {

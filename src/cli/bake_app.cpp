@@ -276,22 +276,44 @@ std::vector<Job> App::plan_jobs() const {
             job.emits.emplace_back(*parse_shader_language(lang), expand(file, job.label, job.index, "--emit"));
         jobs.push_back(job);
     }
-    // Two inputs writing the same file would silently lose one result.
-    std::map<std::string, std::string> writer;
-    for (const Job& job : jobs) {
-        std::vector<std::string> written = job.outputs;
-        if (!job.preview.empty()) written.push_back(job.preview);
-        for (const auto& e : job.emits) written.push_back(e.second);
-        for (const std::string& w : written) {
-            const std::string key = fs::path(w).lexically_normal().string();
-            const auto [it, fresh] = writer.emplace(key, job.label);
-            if (!fresh)
-                throw CLI::ValidationError("output", "'" + w + "' would be written twice (inputs '" + it->second +
-                                                         "' and '" + job.label + "')");
+    // Every file the run reads (inputs, their faces, goldens) and writes, compared by what they
+    // resolve to (links, "./", ".."): an output written twice loses a result, and an output
+    // that is also read would feed a later input (or the next run's golden check) our own output.
+    auto key = [](const std::string& path) {
+        std::error_code ec;
+        const fs::path absolute = fs::absolute(path, ec).lexically_normal();
+        const fs::path canonical = fs::weakly_canonical(absolute, ec);
+        return (ec ? absolute : canonical).string();
+    };
+    std::map<std::string, std::string> read;  // key -> as given
+    auto add_read = [&](const std::string& path) { read.emplace(key(path), path); };
+    for (const std::string& f : o_.faces) add_read(f);
+    for (const std::string& in : o_.inputs) {
+        if (const auto faces = expand_face_pattern(in)) {
+            for (const std::string& f : *faces) add_read(f);
+        } else {
+            add_read(in);
         }
     }
-    if (!o_.report.empty() && writer.count(fs::path(o_.report).lexically_normal().string()))
-        throw CLI::ValidationError("--report", "'" + o_.report + "' is also an output");
+    for (const Job& job : jobs)
+        if (!job.golden.empty()) add_read(job.golden);
+    std::map<std::string, std::string> writer;  // key -> the input whose output it is
+    auto add_written = [&](const std::string& w, const std::string& by, const char* option) {
+        const std::string k = key(w);
+        if (const auto r = read.find(k); r != read.end())
+            throw CLI::ValidationError(option, "'" + w + "' is also read by this run ('" + r->second +
+                                                   "'): it would be overwritten");
+        const auto [it, fresh] = writer.emplace(k, by);
+        if (!fresh)
+            throw CLI::ValidationError(option, "'" + w + "' would be written twice (for '" + it->second + "' and '" +
+                                                   by + "')");
+    };
+    for (const Job& job : jobs) {
+        for (const std::string& w : job.outputs) add_written(w, job.label, "output");
+        if (!job.preview.empty()) add_written(job.preview, job.label, "--preview");
+        for (const auto& e : job.emits) add_written(e.second, job.label, "--emit");
+    }
+    if (!o_.report.empty()) add_written(o_.report, "--report", "--report");
     return jobs;
 }
 
@@ -555,7 +577,7 @@ void App::run_job(const Job& job, const std::function<Loaded()>& get_loaded, Fil
     rep.input = job.label;
     rep.order = o_.order;
     rep.files = {job.label};
-    const std::string prefix = batch_ ? job.label + ": " : "";
+    const std::string prefix = job.label + ": ";  // every error line names the input
     auto fail = [&](int code, const std::string& line) {
         rep.exit_code = code;
         rep.error = line;
@@ -825,6 +847,11 @@ int run_bake_app(int argc, char** argv) {
             throw CLI::ValidationError("input", "give input files, or --faces with six files");
         if (batch && !o.faces.empty())
             throw CLI::ValidationError("--faces", "one environment; for several cubes use {face} patterns as inputs");
+        const bool face_files = !o.faces.empty() || std::any_of(o.inputs.begin(), o.inputs.end(), [](const std::string& in) {
+            return expand_face_pattern(in).has_value();
+        });
+        if (face_files && !o.layout.empty())
+            throw CLI::ValidationError("--layout", "six face files are a cube already: --layout applies to single images");
         if (batch && !o.outputs.empty())
             throw CLI::ValidationError("--output", "-o names the output of one input; with several inputs use "
                                                    "--out-dir and --name patterns");

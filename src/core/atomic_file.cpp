@@ -70,11 +70,16 @@ std::string create_temp(const std::string& path, const std::string& dir, const s
 
 // Flushes the temporary's data to disk so that the rename never exposes an empty file after a
 // crash. Best effort: a file system without fsync support is not an error.
-void sync_file(const std::string& tmp) {
+// Flushes the temporary to disk before the rename makes it visible. A failing fsync (EIO,
+// ENOSPC, EDQUOT on network or quota'd file systems) means the data may not be there: an error.
+// File systems that cannot fsync at all (EINVAL, EROFS-like pseudo files) are not errors.
+void sync_file(const std::string& path, const std::string& tmp) {
     const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
-    ::fsync(fd);
+    const int rc = ::fsync(fd);
+    const int err = errno;
     ::close(fd);
+    if (rc != 0 && err != EINVAL && err != ENOTSUP) fail(path, "cannot flush the file to disk: " + errno_text(err));
 }
 
 }  // namespace
@@ -103,7 +108,7 @@ void write_atomically(const std::string& path,
         struct stat tst {};
         if (::stat(tmp.c_str(), &tst) != 0 || !S_ISREG(tst.st_mode))
             fail(path, "the temporary file vanished while being written");
-        sync_file(tmp);
+        sync_file(path, tmp);
         if (std::rename(tmp.c_str(), path.c_str()) != 0) {
             const int err = errno;
             fail(path, "cannot replace the file: " + errno_text(err));
@@ -124,8 +129,8 @@ void write_text_atomically(const std::string& path, const std::string& text) {
     write_atomically(path, [&](const std::string& tmp) {
         std::ofstream out(tmp, std::ios::binary);
         out << text;
-        out.flush();
-        if (!out) throw OutputError(path + ": cannot write");
+        out.close();  // errors can surface only when the file is closed
+        if (out.fail()) throw OutputError(path + ": cannot write");
     });
 }
 

@@ -90,7 +90,8 @@ nlohmann::json to_json(const BakeRecord& r) {
 
 void write_coefficients_json(const std::string& path, const BakeRecord& record) {
     // nlohmann's dump prints doubles with the shortest text that round-trips (max_digits10 at most).
-    const std::string text = to_json(record).dump(1) + "\n";
+    // File names need not be UTF-8: invalid bytes become U+FFFD instead of an exception.
+    const std::string text = to_json(record).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     write_text_atomically(path, text);
 }
 

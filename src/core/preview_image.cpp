@@ -165,8 +165,8 @@ void write_preview_png(const std::string& path, const PreviewImage& preview) {
     write_atomically(path, [&](const std::string& tmp) {
         std::ofstream out(tmp, std::ios::binary);
         out.write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
-        out.flush();
-        if (!out) throw OutputError(path + ": cannot write");
+        out.close();  // errors can surface only when the file is closed
+        if (out.fail()) throw OutputError(path + ": cannot write");
     });
 }
 

@@ -77,7 +77,8 @@ json to_json(const RunReport& r) {
 }
 
 void write_run_report(const std::string& path, const RunReport& report) {
-    const std::string text = to_json(report).dump(1) + "\n";
+    // File names need not be UTF-8: invalid bytes become U+FFFD instead of an exception.
+    const std::string text = to_json(report).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     write_text_atomically(path, text);
 }
 

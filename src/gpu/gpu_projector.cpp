@@ -287,6 +287,18 @@ void parallel_copy(void* dst, const void* src, std::size_t bytes, unsigned max_t
     for (auto& th : pool) th.join();
 }
 
+// Waits until the GPU has passed `fence` (however long: a timeout only means "not yet"), then
+// deletes it. A failed wait (a lost context, say) is a GpuError.
+void wait_and_delete(GLsync& fence) {
+    if (!fence) return;
+    GLenum status;
+    while ((status = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000)) == GL_TIMEOUT_EXPIRED) {
+    }
+    glDeleteSync(fence);
+    fence = nullptr;
+    if (status == GL_WAIT_FAILED) throw GpuError("waiting for an upload copy failed (context lost?)");
+}
+
 int reduction_depth(std::size_t partials, const GpuTuning& t) {
     int depth = 0;
     const std::size_t group = t.reduce_group_size;
@@ -483,11 +495,7 @@ void GpuProjector::Impl::write(GlBuffer& buffer, std::size_t offset, const void*
     const std::size_t wanted = std::min(kStagingBytes, std::max(mib, ceil_div(upload_total, mib) * mib));
     if (staging[0] && staging_bytes < wanted) {
         for (int i = 0; i < 2; ++i) {
-            if (staging_fence[i]) {
-                glClientWaitSync(staging_fence[i], GL_SYNC_FLUSH_COMMANDS_BIT, 10000000000ull);
-                glDeleteSync(staging_fence[i]);
-                staging_fence[i] = nullptr;
-            }
+            wait_and_delete(staging_fence[i]);  // no copy may still read the buffer we unmap
             glBindBuffer(GL_COPY_READ_BUFFER, staging[i]->id);
             glUnmapBuffer(GL_COPY_READ_BUFFER);
             staging_map[i] = nullptr;
@@ -508,12 +516,7 @@ void GpuProjector::Impl::write(GlBuffer& buffer, std::size_t offset, const void*
         const std::size_t n = std::min(staging_bytes, bytes - done);
         const int slot = staging_next;
         staging_next ^= 1;
-        if (staging_fence[slot]) {  // the copy out of this staging buffer must have finished
-            while (glClientWaitSync(staging_fence[slot], GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000) == GL_TIMEOUT_EXPIRED) {
-            }
-            glDeleteSync(staging_fence[slot]);
-            staging_fence[slot] = nullptr;
-        }
+        wait_and_delete(staging_fence[slot]);  // the copy out of this staging buffer must have finished
         if (src) parallel_copy(staging_map[slot], static_cast<const char*>(src) + done, n, tuning.upload_threads);
         else std::memset(staging_map[slot], 0, n);
         glBindBuffer(GL_COPY_READ_BUFFER, staging[slot]->id);
