@@ -136,14 +136,14 @@ CLI::Validator finite_number() {
         "FINITE");
 }
 
-// A whole number from 1 to 2^63: plain digits, no sign, exponent or overflow (which CLI11 would
+// A whole number of at most 19 digits: plain digits, no sign, exponent or overflow (which CLI11 would
 // otherwise saturate to "no limit").
 CLI::Validator pixel_count() {
     return CLI::Validator(
         [](std::string& text) {
             const bool digits = !text.empty() && text.size() <= 19 &&
                                 text.find_first_not_of("0123456789") == std::string::npos;
-            if (!digits || std::stoull(text) == 0) return std::string("must be a whole number from 1 to 2^63");
+            if (!digits || std::stoull(text) == 0) return std::string("must be a whole number from 1 to 9999999999999999999");
             return std::string();
         },
         "PIXELS");
