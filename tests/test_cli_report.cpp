@@ -236,3 +236,21 @@ TEST_CASE("report: a report that cannot be written is exit 4 before any work, an
     CHECK(r.err.find(dir + "/no/such/r.json") != std::string::npos);
     CHECK_FALSE(file_exists(dir + "/a.json"));
 }
+
+TEST_CASE("report: written even when the demanded GPU is missing, every input failed with exit 5", "[cli][report]") {
+    const std::string dir = scratch("report_no_gpu");
+    const CliResult r = run_cli(kSample + " " + kWarehouse + " --out-dir " + dir + " --name '{stem}.json' --device gpu " +
+                                    "--report " + dir + "/r.json",
+                                "BAKE_TEST_FAULT=context");
+    CHECK(r.exit_code == kExitGpuUnavailable);
+    REQUIRE(file_exists(dir + "/r.json"));
+    require_valid(dir + "/r.json");
+    const json rep = read_json(dir + "/r.json");
+    CHECK(rep["exit_code"] == kExitGpuUnavailable);
+    REQUIRE(rep["files"].size() == 2);
+    for (const json& f : rep["files"]) {
+        CHECK(f["status"] == "failed");
+        CHECK(f["exit_code"] == kExitGpuUnavailable);
+        CHECK(f["error"].get<std::string>().find("GPU path failed") != std::string::npos);
+    }
+}

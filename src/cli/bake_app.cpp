@@ -684,24 +684,8 @@ int App::run() {
     }
     progress_ = Progress(large && !o_.quiet && ::isatty(STDERR_FILENO));
 
-    open_gpu();  // one context and one set of compiled shaders for every input
-
-    // Decoding: on the main thread when its turn comes (--jobs 0), or up to N inputs ahead on
-    // worker threads (std::async) while the main thread bakes the current one.
-    std::vector<std::future<Loaded>> pending(jobs.size());
-    auto launch_ahead = [&](size_t current) {
-        if (o_.jobs <= 0) return;
-        for (size_t i = current; i < jobs.size() && i <= current + static_cast<size_t>(o_.jobs); ++i)
-            if (!pending[i].valid()) pending[i] = std::async(std::launch::async, [this, &jobs, i] { return load(jobs[i]); });
-    };
-
     RunReport report;
     report.version = BAKE_VERSION;
-    if (gpu_) {
-        report.gpu_backend = gpu_->context->info().backend;
-        report.gpu_renderer = gpu_->context->info().renderer;
-        report.gpu_version = gpu_->context->info().version;
-    }
     report.settings = {{"order", o_.order},
                        {"device", o_.device},
                        {"output_layout", o_.output_layout},
@@ -711,6 +695,46 @@ int App::run() {
                        {"jobs", o_.jobs},
                        {"fail_fast", o_.fail_fast}};
     report.files.resize(jobs.size());
+    try {
+        open_gpu();  // one context and one set of compiled shaders for every input
+    } catch (const GpuError& e) {
+        // The GPU was demanded and none works: no input can be baked. The report still says so,
+        // for the CI job that reads it.
+        if (!o_.report.empty()) {
+            report.exit_code = kExitGpuUnavailable;
+            report.total_ms = ms_since(t0);
+            for (size_t i = 0; i < jobs.size(); ++i) {
+                FileReport& rep = report.files[i];
+                rep.index = jobs[i].index;
+                rep.input = jobs[i].label;
+                rep.files = {jobs[i].label};
+                rep.order = o_.order;
+                rep.status = "failed";
+                rep.exit_code = kExitGpuUnavailable;
+                rep.error = std::string("GPU path failed: ") + e.what();
+            }
+            try {
+                write_run_report(o_.report, report);
+            } catch (const OutputError& oe) {
+                print_line(oe.what());
+            }
+        }
+        throw;
+    }
+    if (gpu_) {
+        report.gpu_backend = gpu_->context->info().backend;
+        report.gpu_renderer = gpu_->context->info().renderer;
+        report.gpu_version = gpu_->context->info().version;
+    }
+
+    // Decoding: on the main thread when its turn comes (--jobs 0), or up to N inputs ahead on
+    // worker threads (std::async) while the main thread bakes the current one.
+    std::vector<std::future<Loaded>> pending(jobs.size());
+    auto launch_ahead = [&](size_t current) {
+        if (o_.jobs <= 0) return;
+        for (size_t i = current; i < jobs.size() && i <= current + static_cast<size_t>(o_.jobs); ++i)
+            if (!pending[i].valid()) pending[i] = std::async(std::launch::async, [this, &jobs, i] { return load(jobs[i]); });
+    };
 
     int exit_code = kExitOk;
     std::string first_failure;
