@@ -24,6 +24,7 @@
 #include "projection.h"
 #include "sh.h"
 #include "sh_compare.h"
+#include "test_support.h"
 
 using namespace bake;
 
@@ -83,25 +84,6 @@ Environment random_equirect(int w, int h, unsigned seed) {
     return env;
 }
 
-// Calls fn(rgb, direction, omega) for every texel, in double, from core's own definitions.
-template <typename Fn>
-void for_each_texel(const Environment& env, const Fn& fn) {
-    if (env.is_cube()) {
-        const int n = env.cube.size;
-        for (int f = 0; f < 6; ++f)
-            for (int r = 0; r < n; ++r)
-                for (int c = 0; c < n; ++c)
-                    fn(env.cube.faces[static_cast<size_t>(f)].at(r, c), cube_texel_direction(f, r, c, n),
-                       cube_texel_solid_angle(r, c, n));
-    } else {
-        const Image& img = env.equirect;
-        for (int r = 0; r < img.height; ++r)
-            for (int c = 0; c < img.width; ++c)
-                fn(img.at(r, c), equirect_texel_direction(r, c, img.width, img.height),
-                   equirect_row_solid_angle(r, img.width, img.height));
-    }
-}
-
 // The a-priori float error bound of a GPU coefficient (see gpu_projector.cpp):
 //   summation: summation_depth * u * sum_t |L Y_k Omega|
 //   terms:     8u relative (solid angle, products) on each term, plus an absolute basis error of
@@ -118,7 +100,7 @@ ErrorBound error_bound(const Environment& env, int order) {
     std::vector<Rgb> abs_terms(static_cast<size_t>(count), Rgb{0, 0, 0});
     Rgb abs_radiance{0, 0, 0};
     double y[kMaxShCount];
-    for_each_texel(env, [&](const float* rgb, const Vec3& d, double omega) {
+    bake::test::for_each_texel(env, [&](const float* rgb, const Vec3& d, double omega) {
         eval_sh_basis(order, d, y);
         for (int c = 0; c < 3; ++c) {
             const double w = std::fabs(static_cast<double>(rgb[c])) * omega;

@@ -15,23 +15,10 @@ namespace {
 // Exact irradiance of the discrete environment: sum over texels of L * Omega * max(0, n . d).
 Rgb brute_force_irradiance(const Environment& env, const Vec3& n) {
     Rgb e{0, 0, 0};
-    auto add = [&](const float* px, const Vec3& d, double omega) {
+    for_each_texel(env, [&](const float* px, const Vec3& d, double omega) {
         const double w = omega * std::max(0.0, dot(n, d));
         for (int c = 0; c < 3; ++c) e[c] += px[c] * w;
-    };
-    if (env.is_cube()) {
-        const int s = env.cube.size;
-        for (int f = 0; f < 6; ++f)
-            for (int r = 0; r < s; ++r)
-                for (int c = 0; c < s; ++c)
-                    add(env.cube.faces[static_cast<size_t>(f)].at(r, c), cube_texel_direction(f, r, c, s), cube_texel_solid_angle(r, c, s));
-    } else {
-        const Image& img = env.equirect;
-        for (int r = 0; r < img.height; ++r)
-            for (int c = 0; c < img.width; ++c)
-                add(img.at(r, c), equirect_texel_direction(r, c, img.width, img.height),
-                    equirect_row_solid_angle(r, img.width, img.height));
-    }
+    });
     return e;
 }
 

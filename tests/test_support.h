@@ -62,6 +62,26 @@ inline Rgb smooth_radiance(const Vec3& d) {
     return {1.0 + 0.5 * d.y + 3.0 * lobe, 0.8 + 0.3 * d.x + 2.0 * lobe, 0.6 - 0.2 * d.z + 1.0 * lobe};
 }
 
+// Calls fn(rgb, direction, omega) for every texel of the source, in double, from core's own
+// definitions (cube faces in order, then rows and columns; or the equirect rows).
+template <typename Fn>
+void for_each_texel(const Environment& env, const Fn& fn) {
+    if (env.is_cube()) {
+        const int n = env.cube.size;
+        for (int f = 0; f < 6; ++f)
+            for (int r = 0; r < n; ++r)
+                for (int c = 0; c < n; ++c)
+                    fn(env.cube.faces[static_cast<size_t>(f)].at(r, c), cube_texel_direction(f, r, c, n),
+                       cube_texel_solid_angle(r, c, n));
+    } else {
+        const Image& img = env.equirect;
+        for (int r = 0; r < img.height; ++r)
+            for (int c = 0; c < img.width; ++c)
+                fn(img.at(r, c), equirect_texel_direction(r, c, img.width, img.height),
+                   equirect_row_solid_angle(r, img.width, img.height));
+    }
+}
+
 // max over k, c of |a - ref| / ||ref channel c||: the error measure of the issues.
 inline double max_relative_error(const ShCoefficients& a, const ShCoefficients& ref) {
     double worst = 0;
