@@ -2,16 +2,29 @@
 // Constants from the host: SH_ORDER, WG_SIZE (power of two), WG_LOG2, REDUCE_CHUNK,
 // WORK_GROUP_SUM, CUBE_LAYOUT (1: cube faces, 0: equirect), CUBE_SYMMETRY (cube faces whose
 // size is a multiple of 8, see below) with TASKS_PER_THREAD and SYM_POSITIONS, else
-// QUADS_PER_THREAD.
+// QUADS_PER_THREAD and TEXEL_FORMAT.
 //
 // Texels are RGB float32, packed in quads: a quad (4 texels) is three vec4 words, so every load
 // is a 16-byte vector load, and consecutive invocations read consecutive quads (coalesced).
+// The per-texel pass also reads texels as the file encoded them (TEXEL_FORMAT 1: RGBE bytes,
+// a quad is one uvec4; 2: RGB half, a quad is three uvec2) and expands them here, exactly as
+// the host does (RGBE: byte * 2^(e-136); half: unpackHalf2x16), except that RGBE values below
+// 2^-126 (exponent byte < 10) count as 0, where GPUs may flush subnormals anyway.
 // Partial g: SH_COUNT vec4 at g * SH_COUNT, rgb = sum of L * Y_k * Omega, and .w of
 // coefficient 0 = sum of Omega.
 #pragma optionNV(unroll all)
 layout(local_size_x = WG_SIZE) in;
 
+#ifndef TEXEL_FORMAT
+#define TEXEL_FORMAT 0
+#endif
+#if TEXEL_FORMAT == 1
+layout(std430, binding = 0) readonly buffer TexelsRgbe { uvec4 rgbe_quads[]; };
+#elif TEXEL_FORMAT == 2
+layout(std430, binding = 0) readonly buffer TexelsHalf { uvec2 half_words[]; };
+#else
 layout(std430, binding = 0) readonly buffer Texels { vec4 texel_words[]; };
+#endif
 #if !CUBE_LAYOUT
 // Separable lat-long geometry computed in double on the host (GLSL's sin/cos precision is
 // undefined; NVIDIA's is ~1e-6 absolute, 6e-4 relative on a polar row's solid angle):
@@ -195,6 +208,33 @@ uniform uint u_face_stride_quads;  // cube: quads per face in the tile buffer
 #define FACES 1
 #endif
 
+#if TEXEL_FORMAT == 1
+vec3 rgbe_texel(uint w) {
+    // 2^(e - 136) is the float whose exponent field is e - 9, a normal number for e >= 10.
+    uint e = w >> 24u;
+    float scale = e >= 10u ? uintBitsToFloat((e - 9u) << 23u) : 0.0;
+    return vec3(float(w & 255u), float((w >> 8u) & 255u), float((w >> 16u) & 255u)) * scale;
+}
+#endif
+
+// The 4 texels of quad q of the tile buffer.
+void load_quad(uint q, out vec3 radiance[4]) {
+#if TEXEL_FORMAT == 1
+    uvec4 w = rgbe_quads[q];
+    radiance = vec3[4](rgbe_texel(w.x), rgbe_texel(w.y), rgbe_texel(w.z), rgbe_texel(w.w));
+#elif TEXEL_FORMAT == 2
+    uvec2 a = half_words[3u * q], b = half_words[3u * q + 1u], c = half_words[3u * q + 2u];
+    vec2 h0 = unpackHalf2x16(a.x), h1 = unpackHalf2x16(a.y), h2 = unpackHalf2x16(b.x);
+    vec2 h3 = unpackHalf2x16(b.y), h4 = unpackHalf2x16(c.x), h5 = unpackHalf2x16(c.y);
+    radiance = vec3[4](vec3(h0, h1.x), vec3(h1.y, h2), vec3(h3, h4.x), vec3(h4.y, h5));
+#else
+    vec4 w0 = texel_words[3u * q];
+    vec4 w1 = texel_words[3u * q + 1u];
+    vec4 w2 = texel_words[3u * q + 2u];
+    radiance = vec3[4](w0.xyz, vec3(w0.w, w1.xy), vec3(w1.zw, w2.x), w2.yzw);
+#endif
+}
+
 void main() {
     vec4 acc[SH_COUNT];
     for (int k = 0; k < SH_COUNT; ++k) acc[k] = vec4(0.0);
@@ -235,11 +275,8 @@ void main() {
         }
 
         for (int f = 0; f < FACES; ++f) {
-            uint word = 3u * (uint(f) * u_face_stride_quads + quad);
-            vec4 w0 = texel_words[word];
-            vec4 w1 = texel_words[word + 1u];
-            vec4 w2 = texel_words[word + 2u];
-            vec3 radiance[4] = vec3[4](w0.xyz, vec3(w0.w, w1.xy), vec3(w1.zw, w2.x), w2.yzw);
+            vec3 radiance[4];
+            load_quad(uint(f) * u_face_stride_quads + quad, radiance);
             for (int j = 0; j < 4; ++j) {
 #if CUBE_LAYOUT
                 vec3 d = cube_face_direction(uint(f), st_inv[j].x, st_inv[j].y) * st_inv[j].z;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <chrono>
 #include <fstream>
 #include <optional>
@@ -454,4 +455,88 @@ TEST_CASE("GPU failures: forced faults give GpuError with a clear line", "[gpu][
         ::unsetenv("BAKE_TEST_FAULT");
     }
     SECTION("unsupported order") { CHECK_THROWS_AS(gpu->projector->project(env, 6), GpuError); }
+}
+
+namespace {
+
+// Random packed lat-long texels: RGBE with exponents in [100, 160] (values ~2^-36..2^24) and
+// some all-zero texels; or any finite half, negative and subnormal ones included.
+Environment random_packed_equirect(int w, int h, TexelEncoding encoding, unsigned seed) {
+    std::mt19937 rng(seed);
+    Environment env;
+    env.layout = Layout::Equirect;
+    env.packed.encoding = encoding;
+    env.packed.width = w;
+    env.packed.height = h;
+    env.packed.bytes.resize(env.packed.pixel_count() * bytes_per_texel(encoding));
+    std::uniform_int_distribution<int> byte(0, 255), exponent(100, 160), one_in(0, 19);
+    if (encoding == TexelEncoding::Rgbe8) {
+        for (std::size_t i = 0; i < env.packed.pixel_count(); ++i) {
+            std::uint8_t* t = &env.packed.bytes[4 * i];
+            const bool zero = one_in(rng) == 0;
+            for (int c = 0; c < 3; ++c) t[c] = zero ? 0 : static_cast<std::uint8_t>(byte(rng));
+            t[3] = zero ? 0 : static_cast<std::uint8_t>(exponent(rng));
+        }
+    } else {
+        std::uniform_int_distribution<int> bits(0, 0xffff);
+        for (std::size_t i = 0; i < env.packed.pixel_count() * 3; ++i) {
+            std::uint16_t v;
+            do v = static_cast<std::uint16_t>(bits(rng));
+            while ((v & 0x7c00) == 0x7c00);  // finite only
+            std::memcpy(&env.packed.bytes[2 * i], &v, 2);
+        }
+    }
+    return env;
+}
+
+}  // namespace
+
+TEST_CASE("GPU projection: packed RGBE and half texels give the bits of their float expansion", "[gpu][packed]") {
+    auto gpu = open_gpu();
+    if (!gpu) return;
+    // Widths that leave partial quads and partial work groups; tiles of a few groups.
+    const int sizes[][2] = {{2, 1}, {6, 3}, {302, 151}, {1000, 500}};
+    for (TexelEncoding encoding : {TexelEncoding::Rgbe8, TexelEncoding::Half})
+        for (const auto& size : sizes)
+            for (std::size_t tile : {std::size_t{0}, std::size_t{3 * 4096}}) {
+                CAPTURE(encoding_name(encoding), size[0], size[1], tile);
+                const Environment packed = random_packed_equirect(size[0], size[1], encoding, 7u + static_cast<unsigned>(size[0]));
+                Environment expanded = packed;
+                expand_packed_texels(expanded);
+                REQUIRE(packed.is_packed());
+                REQUIRE_FALSE(expanded.is_packed());
+                REQUIRE(expanded.equirect.pixel_count() == packed.texel_count());
+                gpu->projector->set_max_tile_texels(tile);
+                for (int order : {3, 5}) {
+                    const Projection a = gpu->projector->project(packed, order);
+                    const Projection b = gpu->projector->project(expanded, order);
+                    for (int k = 0; k < sh_count(order); ++k)
+                        for (int ch = 0; ch < 3; ++ch)
+                            CHECK(a.radiance.rgb[static_cast<size_t>(k)][ch] == b.radiance.rgb[static_cast<size_t>(k)][ch]);
+                    CHECK(a.solid_angle_sum == b.solid_angle_sum);
+                }
+                gpu->projector->set_max_tile_texels(0);
+                // And the expansion against the double CPU path, within the float bound.
+                if (size[0] == 302) check_against_cpu(*gpu->projector, expanded, 5);
+            }
+}
+
+TEST_CASE("GPU projection: a real half EXR loaded packed matches the CPU path on its float decoding", "[gpu][packed][data]") {
+    auto gpu = open_gpu();
+    if (!gpu) return;
+    LoadOptions packed_load;
+    packed_load.packed = true;
+    for (const char* name : {"pmndrs_sky.exr", "pmndrs_warehouse.exr"}) {
+        CAPTURE(name);
+        const std::string path = std::string(BAKE_TEST_DATA_DIR) + "/" + name;
+        const Environment packed = load_environment(path, packed_load);
+        REQUIRE(packed.is_packed());
+        CHECK(packed.packed.encoding == TexelEncoding::Half);
+        const Environment floats = load_environment(path);  // OpenEXR's own half -> float
+        REQUIRE_FALSE(floats.is_packed());
+        const Projection a = gpu->projector->project(packed, 5);
+        const Projection b = gpu->projector->project(floats, 5);
+        for (int k = 0; k < 25; ++k) CHECK(a.radiance.rgb[static_cast<size_t>(k)] == b.radiance.rgb[static_cast<size_t>(k)]);
+        check_against_cpu(*gpu->projector, floats, 5);
+    }
 }

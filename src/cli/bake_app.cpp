@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -221,6 +222,7 @@ private:
     std::vector<Job> plan_jobs() const;
     Loaded load(const Job& job) const;
     void open_gpu();
+    void prepare_gpu(const Job& first);
     void fall_back_to_cpu(const Job& job, const GpuError& e);
     int bake(const Job& job, const std::function<Loaded()>& get_loaded, FileReport& rep);
     void run_job(const Job& job, const std::function<Loaded()>& get_loaded, FileReport& rep);
@@ -234,6 +236,9 @@ private:
     int job_count_ = 0;
     std::optional<GpuPath> gpu_;
     GoldenTolerance golden_tol_;
+    // Loads keep an equirect image's texels packed (RGBE, half) while the GPU path may take
+    // them; read by decoding threads, cleared when the GPU is out of the picture.
+    std::atomic<bool> packed_loads_{false};
 };
 
 std::vector<Job> App::plan_jobs() const {
@@ -324,6 +329,7 @@ Loaded App::load(const Job& job) const {
     LoadOptions lo;
     lo.max_pixels = o_.max_pixels;
     if (!o_.layout.empty()) lo.layout = parse_layout(o_.layout);
+    lo.packed = packed_loads_.load();
 
     Loaded l;
     Environment& env = l.env;
@@ -384,8 +390,28 @@ void App::open_gpu() {
         }
         gpu_ = std::move(gpu);
     } catch (const GpuError& e) {
+        packed_loads_ = false;
         if (o_.device == "gpu" || o_.compare) throw;
         if (!o_.quiet) print_line(std::string("notice: no usable OpenGL 4.3 context (") + e.what() + "); using the CPU path");
+    }
+}
+
+// Compiles the programs the first input will most likely need while it is being decoded: its
+// layout and encoding are guessed from its name (.hdr: RGBE lat-long; .exr: half lat-long;
+// six faces or a forced cube layout: a cube). Best effort: a wrong guess only compiles one
+// program more, and a failure here surfaces again, with its own message, where it matters.
+void App::prepare_gpu(const Job& first) {
+    if (!gpu_ || o_.device == "cpu") return;
+    GpuProjector::InputShape shape;
+    const bool faces = !o_.faces.empty() || expand_face_pattern(first.label).has_value();
+    shape.cube = faces || (!o_.layout.empty() && o_.layout != "equirect");
+    if (!shape.cube) shape.encoding = ends_with_ci(first.label, ".hdr") ? TexelEncoding::Rgbe8 : TexelEncoding::Half;
+    std::optional<bool> cube_map;
+    for (const std::string& out : first.outputs)
+        if (!ends_with_ci(out, ".json")) cube_map = o_.output_layout != "equirect";
+    try {
+        gpu_->projector->prepare(o_.order, shape, cube_map);
+    } catch (const GpuError&) {
     }
 }
 
@@ -397,6 +423,7 @@ void App::fall_back_to_cpu(const Job& job, const GpuError& e) {
         print_line(std::string("notice: ") + (batch_ ? job.label + ": " : "") + "GPU path failed (" + e.what() +
                    "); using the CPU path");
     gpu_.reset();
+    packed_loads_ = false;
 }
 
 void App::print_comparison(const ShComparison& cmp, const Projection& gpu, const Projection& cpu) {
@@ -477,6 +504,7 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
     rep.path = use_gpu ? "gpu" : "cpu";
     if (!use_gpu) {
         const Clock::time_point t0 = Clock::now();
+        expand_packed_texels(env, o_.threads);
         result = project_sh_cpu(env, o_.order, o_.threads);
         rep.timings.project = ms_since(t0);
         record.computed_by = "cpu";
@@ -488,6 +516,7 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
     if (o_.compare) {
         progress_.stage(job.index, job_count_, job.label, "compare");
         const Projection gpu_result = use_gpu ? result : gpu_->projector->project(env, o_.order);
+        expand_packed_texels(env, o_.threads);  // the CPU path reads floats (the exact expansion)
         const Projection cpu_result = use_gpu ? project_sh_cpu(env, o_.order, o_.threads) : result;
         const ShComparison cmp = compare_sh(gpu_result.radiance, cpu_result.radiance);
         print_comparison(cmp, gpu_result, cpu_result);
@@ -542,6 +571,7 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
         PreviewOptions po;
         po.panel_width = o_.preview_width;
         po.exposure = o_.preview_exposure;
+        expand_packed_texels(env, o_.threads);
         const PreviewImage preview = make_preview(env, record.irradiance, po);
         write_preview_png(job.preview, preview);
         rep.outputs.push_back(job.preview);
@@ -695,6 +725,22 @@ int App::run() {
                        {"jobs", o_.jobs},
                        {"fail_fast", o_.fail_fast}};
     report.files.resize(jobs.size());
+
+    // Decoding: on the main thread when its turn comes (--jobs 0), or up to N inputs ahead on
+    // worker threads (std::async) while the main thread bakes the current one. The first input
+    // is always decoded on a worker while this thread makes the GL context and compiles the
+    // programs: the two are independent, and each takes a good part of a small bake.
+    std::vector<std::future<Loaded>> pending(jobs.size());
+    auto launch = [&](size_t i) {
+        if (!pending[i].valid()) pending[i] = std::async(std::launch::async, [this, &jobs, i] { return load(jobs[i]); });
+    };
+    auto launch_ahead = [&](size_t current) {
+        if (o_.jobs <= 0) return;
+        for (size_t i = current; i < jobs.size() && i <= current + static_cast<size_t>(o_.jobs); ++i) launch(i);
+    };
+    const bool gpu_wanted = o_.device != "cpu" || o_.compare;
+    packed_loads_ = o_.device != "cpu";
+    if (gpu_wanted && !jobs.empty()) launch(0);
     try {
         open_gpu();  // one context and one set of compiled shaders for every input
     } catch (const GpuError& e) {
@@ -721,20 +767,12 @@ int App::run() {
         }
         throw;
     }
+    if (!jobs.empty()) prepare_gpu(jobs[0]);
     if (gpu_) {
         report.gpu_backend = gpu_->context->info().backend;
         report.gpu_renderer = gpu_->context->info().renderer;
         report.gpu_version = gpu_->context->info().version;
     }
-
-    // Decoding: on the main thread when its turn comes (--jobs 0), or up to N inputs ahead on
-    // worker threads (std::async) while the main thread bakes the current one.
-    std::vector<std::future<Loaded>> pending(jobs.size());
-    auto launch_ahead = [&](size_t current) {
-        if (o_.jobs <= 0) return;
-        for (size_t i = current; i < jobs.size() && i <= current + static_cast<size_t>(o_.jobs); ++i)
-            if (!pending[i].valid()) pending[i] = std::async(std::launch::async, [this, &jobs, i] { return load(jobs[i]); });
-    };
 
     int exit_code = kExitOk;
     std::string first_failure;
@@ -764,6 +802,11 @@ int App::run() {
         if (rep.status == "failed" && o_.fail_fast) stop = true;
     }
     // Decodes still running (after --fail-fast) are waited for by the futures' destructors.
+    if (o_.verbose && gpu_) {
+        const GpuProjector::ProgramStats ps = gpu_->projector->program_stats();
+        print_line("GPU programs: " + std::to_string(ps.compiled) + " compiled, " + std::to_string(ps.cached) +
+                   " loaded from the program cache (" + (ps.cache_folder.empty() ? "off" : ps.cache_folder) + ")");
+    }
 
     report.exit_code = exit_code;
     report.total_ms = ms_since(t0);

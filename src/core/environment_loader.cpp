@@ -11,8 +11,9 @@ std::string dims(int w, int h) { return std::to_string(w) + "x" + std::to_string
 }  // namespace
 
 Environment load_environment(const std::string& path, const LoadOptions& options) {
-    LoadedImage loaded = load_image(path, options.max_pixels);
-    const int w = loaded.image.width, h = loaded.image.height;
+    LoadedImage loaded = options.packed ? load_image_packed(path, options.max_pixels)
+                                        : load_image(path, options.max_pixels);
+    const int w = loaded.width(), h = loaded.height();
 
     std::optional<Layout> layout = options.layout;
     if (!layout && loaded.envmap == EnvmapHint::LatLong) layout = Layout::Equirect;
@@ -33,7 +34,12 @@ Environment load_environment(const std::string& path, const LoadOptions& options
     env.layout = *layout;
     if (*layout == Layout::Equirect) {
         env.equirect = std::move(loaded.image);
+        env.packed = std::move(loaded.packed);
     } else {
+        if (loaded.is_packed()) {
+            loaded.image = expand_packed(loaded.packed);
+            loaded.packed = PackedImage{};
+        }
         if (cube_face_size(*layout, w, h) == 0)
             throw InputError(path + ": " + dims(w, h) + " is not a " + layout_name(*layout) + " of square faces");
         env.cube = extract_cube(loaded.image, *layout);

@@ -12,6 +12,9 @@ namespace bake {
 struct LoadOptions {
     std::optional<Layout> layout;              // forced layout; otherwise envmap attribute, then aspect
     std::uint64_t max_pixels = kDefaultMaxPixels;
+    // Keep an equirect image's texels packed as the file encodes them (RGBE, half) where it can,
+    // for the GPU path to upload as they are (Environment::packed). Cube layouts are expanded.
+    bool packed = false;
 };
 
 // Loads one image holding a whole environment (equirect, cross or strip).

@@ -335,7 +335,9 @@ void check_all_tiles_present(const std::string& path) {
     }
 }
 
-LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels) {
+// half_out: when given and the file's R, G and B are all half, they are read into it as they
+// are (6 bytes a texel; no conversion) and the returned image stays empty.
+LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels, PackedImage* half_out = nullptr) {
     init_openexr_threads();
     {
         // Fewer than 4 bytes cannot hold the magic number: say so instead of "end of file".
@@ -369,6 +371,23 @@ LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels) {
         out.envmap = e == Imf::ENVMAP_LATLONG ? EnvmapHint::LatLong
                    : e == Imf::ENVMAP_CUBE    ? EnvmapHint::Cube
                                               : EnvmapHint::None;
+    }
+    if (half_out && has_r && has_g && has_b && channels.findChannel("R")->type == Imf::HALF &&
+        channels.findChannel("G")->type == Imf::HALF && channels.findChannel("B")->type == Imf::HALF) {
+        PackedImage& p = *half_out;
+        p.encoding = TexelEncoding::Half;
+        p.width = static_cast<int>(width);
+        p.height = static_cast<int>(height);
+        p.bytes.assign(p.pixel_count() * 6, 0);
+        char* half_base = reinterpret_cast<char*>(p.bytes.data());
+        const std::size_t hxs = 6, hys = hxs * static_cast<std::size_t>(width);
+        Imf::FrameBuffer fb;
+        fb.insert("R", Imf::Slice::Make(Imf::HALF, half_base + 0, dw, hxs, hys));
+        fb.insert("G", Imf::Slice::Make(Imf::HALF, half_base + 2, dw, hxs, hys));
+        fb.insert("B", Imf::Slice::Make(Imf::HALF, half_base + 4, dw, hxs, hys));
+        file.setFrameBuffer(fb);
+        file.readPixels(dw.min.y, dw.max.y);
+        return out;
     }
     out.image = Image(static_cast<int>(width), static_cast<int>(height));
     float* base = out.image.rgb.data();
@@ -428,6 +447,28 @@ LoadedImage load_image(const std::string& path, std::uint64_t max_pixels) {
         input_error(path, "not enough memory to load the image");
     } catch (const std::exception& e) {
         // Iex exceptions derive from std::exception; their text can span lines.
+        input_error(path, e.what());
+    }
+}
+
+LoadedImage load_image_packed(const std::string& path, std::uint64_t max_pixels) {
+    const std::string ext = lower_extension(path);
+    if (ext != ".hdr" && ext != ".exr") return load_image(path, max_pixels);  // its error
+    check_regular_file(path);
+    try {
+        LoadedImage out;
+        if (ext == ".exr") {
+            PackedImage halves;
+            out = load_exr(path, max_pixels, &halves);
+            out.packed = std::move(halves);
+            return out;
+        }
+        return load_hdr(path, max_pixels);  // TODO(rgbe): the parallel RGBE decoder
+    } catch (const InputError&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        input_error(path, "not enough memory to load the image");
+    } catch (const std::exception& e) {
         input_error(path, e.what());
     }
 }

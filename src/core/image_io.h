@@ -5,6 +5,7 @@
 
 #include "image.h"
 #include "layout.h"
+#include "packed_image.h"
 
 namespace bake {
 
@@ -12,8 +13,12 @@ namespace bake {
 enum class EnvmapHint { None, LatLong, Cube };
 
 struct LoadedImage {
-    Image image;
+    Image image;         // RGB float, unless packed holds the texels
+    PackedImage packed;  // load_image_packed: the texels as the file encodes them (then image is empty)
     EnvmapHint envmap = EnvmapHint::None;
+    bool is_packed() const { return !packed.bytes.empty(); }
+    int width() const { return is_packed() ? packed.width : image.width; }
+    int height() const { return is_packed() ? packed.height : image.height; }
 };
 
 // Default cap on width * height checked from the header before any pixel is decoded.
@@ -22,6 +27,11 @@ constexpr std::uint64_t kDefaultMaxPixels = 1ull << 28;  // 268M pixels: 16384 x
 // Loads a Radiance .hdr (stb_image) or OpenEXR .exr (OpenEXR; any compression, scanline or
 // tiled, RGB/RGBA/Y, half/float/uint) into RGB float. Throws InputError("<path>: <problem>").
 LoadedImage load_image(const std::string& path, std::uint64_t max_pixels = kDefaultMaxPixels);
+
+// Like load_image, but keeps the texels packed where the file's own encoding allows it: a .hdr
+// as RGBE bytes (decoded on all cores), an EXR whose R, G, B are all half as halves. Other files
+// (float or Y/chroma EXRs, .hdr files that only stb reads) come back as float, as from load_image.
+LoadedImage load_image_packed(const std::string& path, std::uint64_t max_pixels = kDefaultMaxPixels);
 
 // Writes an RGB float EXR (ZIP compression) atomically: a temporary file in the same folder,
 // renamed over `path` only once complete. Sets the `envmap` attribute when hint != None.

@@ -113,4 +113,10 @@ Image assemble_cube(const CubeMap& cube, Layout layout) {
     return image;
 }
 
+void expand_packed_texels(Environment& env, int threads) {
+    if (!env.is_packed()) return;
+    env.equirect = expand_packed(env.packed, threads);
+    env.packed = PackedImage{};
+}
+
 }  // namespace bake

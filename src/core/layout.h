@@ -4,6 +4,7 @@
 
 #include "cube_map.h"
 #include "image.h"
+#include "packed_image.h"
 
 namespace bake {
 
@@ -34,17 +35,27 @@ CubeMap extract_cube(const Image& image, Layout layout);
 Image assemble_cube(const CubeMap& cube, Layout layout);
 
 // An environment as loaded: an equirect image, or a cube map (from any cube layout).
+// An equirect image may instead be held packed, as the file encodes it (LoadOptions::packed):
+// then `packed` holds the texels and `equirect` is empty until expand_packed_texels().
 struct Environment {
     Layout layout = Layout::Equirect;
-    Image equirect;  // when layout == Equirect
-    CubeMap cube;    // otherwise
+    Image equirect;      // when layout == Equirect and not packed
+    PackedImage packed;  // when layout == Equirect and packed (is_packed())
+    CubeMap cube;        // otherwise
 
     bool is_cube() const { return layout != Layout::Equirect; }
-    int width() const { return is_cube() ? cube.size : equirect.width; }
-    int height() const { return is_cube() ? cube.size : equirect.height; }
+    bool is_packed() const { return !is_cube() && !packed.bytes.empty(); }
+    int width() const { return is_cube() ? cube.size : is_packed() ? packed.width : equirect.width; }
+    int height() const { return is_cube() ? cube.size : is_packed() ? packed.height : equirect.height; }
     std::size_t texel_count() const {
-        return is_cube() ? 6 * static_cast<std::size_t>(cube.size) * cube.size : equirect.pixel_count();
+        return is_cube() ? 6 * static_cast<std::size_t>(cube.size) * cube.size
+                         : is_packed() ? packed.pixel_count() : equirect.pixel_count();
     }
 };
+
+// Turns packed texels into the float image they stand for (exact) and frees the packed bytes;
+// nothing when the environment holds floats already. The CPU path, previews and anything else
+// that reads `equirect` or `cube` need floats.
+void expand_packed_texels(Environment& env, int threads = 0);
 
 }  // namespace bake

@@ -30,6 +30,18 @@ std::size_t zero_where(Environment& env, const Pred& pred) {
 
 TexelStats scan_texels(const Environment& env) {
     TexelStats s;
+    if (env.is_packed()) {
+        const PackedTexelStats p = scan_packed(env.packed);
+        s.nonfinite = p.nonfinite;
+        s.negative = p.negative;
+        s.min_value = p.min_value;
+        if (p.nonfinite > 0) {
+            const std::size_t w = static_cast<std::size_t>(env.packed.width);
+            s.first_nonfinite = "row " + std::to_string(p.first_nonfinite_texel / w) + ", column " +
+                                std::to_string(p.first_nonfinite_texel % w);
+        }
+        return s;
+    }
     for_each_image(env, [&](const Image& img, const std::string& where) {
         for (std::size_t i = 0; i < img.rgb.size(); ++i) {
             const float v = img.rgb[i];
@@ -49,10 +61,12 @@ TexelStats scan_texels(const Environment& env) {
 }
 
 std::size_t zero_nonfinite(Environment& env) {
+    if (env.is_packed()) return zero_nonfinite(env.packed);
     return zero_where(env, [](float v) { return !std::isfinite(v); });
 }
 
 std::size_t clamp_negative(Environment& env) {
+    if (env.is_packed()) return clamp_negative(env.packed);
     return zero_where(env, [](float v) { return v < 0.0f; });
 }
 

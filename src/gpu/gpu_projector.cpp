@@ -61,6 +61,7 @@
 #include "cube_map.h"
 #include "embedded_shaders.h"
 #include "equirect.h"
+#include "program_cache.h"
 
 // GL 4.4 / ARB_buffer_storage, loaded by hand: the generated loader is GL 4.3 core.
 #ifndef GL_MAP_PERSISTENT_BIT
@@ -322,7 +323,10 @@ std::string GpuTuning::describe() const {
 }
 
 struct GpuProjector::Impl {
+    explicit Impl(const GlContextInfo& info) : cache(info.vendor + "|" + info.renderer + "|" + info.version) {}
     Limits limits;
+    ProgramCache cache;
+    std::size_t compiled = 0;
     GpuTuning tuning;
     bool has_buffer_storage = false;
     std::map<std::string, GLuint> programs;  // by shader name + defines
@@ -340,6 +344,10 @@ struct GpuProjector::Impl {
         bool valid = false;
         bool cube = false;
         bool symmetric = false;
+        // Texels as uploaded: 0 RGB float, 1 RGBE bytes, 2 RGB half (project_sh.comp's
+        // TEXEL_FORMAT); packed encodings are expanded in the shader.
+        unsigned texel_format = 0;
+        std::size_t bytes_per_texel = kBytesPerTexel;
         GpuTuning tuning;            // the pass-1 shape the tiles were cut for
         std::size_t size = 0;        // cube face size or equirect width
         std::size_t positions = 0;   // texels per face (cube) or per image
@@ -387,8 +395,18 @@ struct GpuProjector::Impl {
     std::unique_ptr<GlBuffer> make_texel_buffer(std::size_t bytes);
     // Writes bytes into a tile buffer (src nullptr: zeros), through the upload mode's path.
     void write(GlBuffer& buffer, std::size_t offset, const void* src, std::size_t bytes);
-    // Pass-1 and reduction programs of the resident input's shape for `order`.
-    std::pair<GLuint, GLuint> projection_programs(int order);
+    // Pass-1 and reduction programs for `order` and an input of this shape (tuning t).
+    std::pair<GLuint, GLuint> projection_programs(int order, bool cube, bool symmetric, unsigned texel_format,
+                                                  const GpuTuning& t);
+    // The same for the resident input.
+    std::pair<GLuint, GLuint> projection_programs(int order) {
+        return projection_programs(order, resident.cube, resident.symmetric, resident.texel_format, resident.tuning);
+    }
+    GLuint map_program(int order, bool cube) {
+        return program("irradiance_map.comp", "#define SH_ORDER " + std::to_string(order) + "\n#define WG_SIZE " +
+                                                  std::to_string(kMapGroupSize) + "\n#define CUBE_LAYOUT " +
+                                                  (cube ? "1" : "0") + "\n");
+    }
     // Issues pass 1 over every tile (timed by project_timer when `timed`).
     void dispatch_pass1(GLuint program, bool timed);
     // Issues the reduction passes from partials_a; returns the buffer holding the final partial.
@@ -412,6 +430,12 @@ GLuint GpuProjector::Impl::program(const char* shader_name, const std::string& d
     // into sh_common.glsl and the shader file themselves.
     const char* sources[] = {header.c_str(), "#line 1 1\n", shaders::kShader_sh_common_glsl,
                              "\n#line 1 2\n", body};
+    std::string full_source;
+    for (const char* part : sources) full_source += part;
+    if (const GLuint cached = cache.load(full_source)) {
+        programs.emplace(key, cached);
+        return cached;
+    }
     const GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
     glShaderSource(shader, 5, sources, nullptr);
     glCompileShader(shader);
@@ -446,6 +470,8 @@ GLuint GpuProjector::Impl::program(const char* shader_name, const std::string& d
     }
     check_gl("compiling shaders");
     programs.emplace(key, prog);
+    ++compiled;
+    cache.store(prog, full_source);
     return prog;
 }
 
@@ -529,7 +555,7 @@ void GpuProjector::Impl::write(GlBuffer& buffer, std::size_t offset, const void*
 }
 
 GpuProjector::GpuProjector(const GlContext& context /* must be current on this thread */)
-    : impl_(std::make_unique<Impl>()) {
+    : impl_(std::make_unique<Impl>(context.info())) {
     GLint64 block = 0;
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
     GLint groups = 0, shared = 0, invocations = 0;
@@ -586,6 +612,10 @@ void GpuProjector::set_tuning(const GpuTuning& tuning) {
 
 const GpuTuning& GpuProjector::tuning() const { return impl_->tuning; }
 
+GpuProjector::ProgramStats GpuProjector::program_stats() const {
+    return {impl_->compiled, impl_->cache.loaded(), impl_->cache.folder()};
+}
+
 bool GpuProjector::buffer_storage_available() const { return impl_->has_buffer_storage; }
 
 std::vector<std::pair<std::string, std::string>> GpuProjector::program_binaries() const {
@@ -623,6 +653,16 @@ int GpuProjector::summation_depth(std::size_t texel_count, bool cube, const GpuT
     return depth + tree + reduction_depth(ceil_div(positions, shape.positions_per_group()), tuning);
 }
 
+void GpuProjector::prepare(int order, const InputShape& input, std::optional<bool> cube_map) {
+    if (!is_supported_order(order)) return;
+    Impl& m = *impl_;
+    clear_stale_errors();
+    const bool symmetric = input.cube && input.face_size > 0 && input.face_size % 8 == 0 && m.tuning.cube_symmetry;
+    const unsigned format = !input.encoding ? 0u : *input.encoding == TexelEncoding::Rgbe8 ? 1u : 2u;
+    m.projection_programs(order, input.cube, symmetric, input.cube ? 0u : format, m.tuning);
+    if (cube_map) m.map_program(order, *cube_map);
+}
+
 Projection GpuProjector::project(const Environment& env, int order) {
     if (!is_supported_order(order))  // before the upload: fail cheaply
         throw GpuError("SH order " + std::to_string(order) + " is not supported (1 to " +
@@ -643,9 +683,14 @@ void GpuProjector::upload(const Environment& env) {
         return;
     }
     r.cube = env.is_cube();
-    r.size = static_cast<std::size_t>(r.cube ? env.cube.size : env.equirect.width);
+    r.size = static_cast<std::size_t>(env.width());
     r.symmetric = r.cube && symmetric_face_size(texel_count, m.tuning) != 0;
-    m.upload_total = texel_count * kBytesPerTexel;
+    if (env.is_packed()) {
+        r.texel_format = env.packed.encoding == TexelEncoding::Rgbe8 ? 1 : 2;
+        r.bytes_per_texel = bytes_per_texel(env.packed.encoding);
+    }
+    const std::size_t bpt = r.bytes_per_texel;
+    m.upload_total = texel_count * bpt;
     const std::size_t group = m.tuning.group_size;
     clear_stale_errors();
     // Wall-clock up to glFinish: drivers may copy asynchronously (DMA), which GPU timestamps
@@ -699,26 +744,27 @@ void GpuProjector::upload(const Environment& env) {
         // block and one dispatch. Tile boundaries fall on work-group boundaries: tiling never
         // changes a sum.
         std::size_t groups_per_tile = std::min(
-            m.limits.max_block_bytes / (group_positions * shape.faces * kBytesPerTexel), m.limits.max_groups_x);
+            m.limits.max_block_bytes / (group_positions * shape.faces * bpt), m.limits.max_groups_x);
         if (m.max_tile_texels > 0)
             groups_per_tile = std::min(groups_per_tile, m.max_tile_texels / (group_positions * shape.faces));
         groups_per_tile = std::max<std::size_t>(groups_per_tile, 1);
         const std::size_t tile_positions = groups_per_tile * group_positions;
         r.total_groups = ceil_div(r.positions, group_positions);
-        if (!r.cube) m.upload_equirect_tables(env.equirect.width, env.equirect.height, &m.row_table, &m.column_table);
+        if (!r.cube) m.upload_equirect_tables(env.width(), env.height(), &m.row_table, &m.column_table);
         for (std::size_t first = 0; first < r.positions; first += tile_positions) {
             Impl::Tile tile;
             tile.first = first;
             tile.count = std::min(tile_positions, r.positions - first);
             tile.stride_quads = ceil_div(tile.count, 4);  // each face padded to whole quads
             tile.groups = ceil_div(tile.count, group_positions);
-            const std::size_t face_bytes = tile.stride_quads * 4 * kBytesPerTexel;
+            const std::size_t face_bytes = tile.stride_quads * 4 * bpt;
             tile.texels = m.make_texel_buffer(shape.faces * face_bytes);
             for (std::size_t f = 0; f < shape.faces; ++f) {
-                const float* src = r.cube ? env.cube.faces[f].rgb.data() : env.equirect.rgb.data();
-                m.write(*tile.texels, f * face_bytes, src + 3 * first, tile.count * kBytesPerTexel);
-                m.write(*tile.texels, f * face_bytes + tile.count * kBytesPerTexel, nullptr,
-                        (tile.stride_quads * 4 - tile.count) * kBytesPerTexel);
+                const void* face = r.cube ? static_cast<const void*>(env.cube.faces[f].rgb.data())
+                                 : env.is_packed() ? static_cast<const void*>(env.packed.bytes.data())
+                                                   : static_cast<const void*>(env.equirect.rgb.data());
+                m.write(*tile.texels, f * face_bytes, static_cast<const char*>(face) + bpt * first, tile.count * bpt);
+                m.write(*tile.texels, f * face_bytes + tile.count * bpt, nullptr, (tile.stride_quads * 4 - tile.count) * bpt);
             }
             check_gl("uploading texels");
             r.tiles.push_back(std::move(tile));
@@ -743,21 +789,21 @@ void GpuProjector::upload(const Environment& env) {
     r.valid = true;
 }
 
-std::pair<GLuint, GLuint> GpuProjector::Impl::projection_programs(int order) {
-    const Resident& r = resident;
-    const GpuTuning& t = r.tuning;
+std::pair<GLuint, GLuint> GpuProjector::Impl::projection_programs(int order, bool cube, bool symmetric,
+                                                                   unsigned texel_format, const GpuTuning& t) {
     const int count = sh_count(order);
     const std::string common = "#define SH_ORDER " + std::to_string(order) + "\n#define WORK_GROUP_SUM 1\n";
     std::string pass1 = common + "#define WG_SIZE " + std::to_string(t.group_size) + "\n#define WG_LOG2 " +
                         std::to_string(ceil_log2(t.group_size)) + "\n#define REDUCE_CHUNK " +
                         std::to_string(tree_chunk(count, t.group_size, tree_shared_bytes())) + "\n#define CUBE_LAYOUT " +
-                        (r.cube ? "1" : "0") + "\n#define CUBE_SYMMETRY " + (r.symmetric ? "1" : "0") + "\n";
-    if (r.symmetric)
+                        (cube ? "1" : "0") + "\n#define CUBE_SYMMETRY " + (symmetric ? "1" : "0") +
+                        "\n#define TEXEL_FORMAT " + std::to_string(texel_format) + "\n";
+    if (symmetric)
         pass1 += "#define TASKS_PER_THREAD " + std::to_string(t.tasks_per_thread) + "\n#define SYM_POSITIONS " +
                  std::to_string(t.sym_positions) + "\n#define COEFF_SPLIT " + std::to_string(t.coeff_split) + "\n";
     else
         pass1 += "#define QUADS_PER_THREAD " +
-                 std::to_string(r.cube ? t.cube_quads_per_thread : t.equirect_quads_per_thread) + "\n";
+                 std::to_string(cube ? t.cube_quads_per_thread : t.equirect_quads_per_thread) + "\n";
     const std::string reduce = common + "#define WG_SIZE " + std::to_string(t.reduce_group_size) + "\n#define WG_LOG2 " +
                                std::to_string(ceil_log2(t.reduce_group_size)) + "\n#define REDUCE_CHUNK " +
                                std::to_string(tree_chunk(count, t.reduce_group_size, tree_shared_bytes())) + "\n#define REDUCE_SEQ " +
@@ -929,10 +975,7 @@ void GpuProjector::Impl::render_map(const ShCoefficients& irradiance, bool cube,
     out->assign(texel_count * 3, 0.0f);
 
     clear_stale_errors();
-    const GLuint program = m.program(
-        "irradiance_map.comp", "#define SH_ORDER " + std::to_string(irradiance.order) +
-                                   "\n#define WG_SIZE " + std::to_string(kMapGroupSize) +
-                                   "\n#define CUBE_LAYOUT " + (cube ? "1" : "0") + "\n");
+    const GLuint program = m.map_program(irradiance.order, cube);
     std::vector<float> coefficient_words(static_cast<std::size_t>(irradiance.count()) * 4, 0.0f);
     for (std::size_t k = 0; k < irradiance.rgb.size(); ++k)
         for (std::size_t c = 0; c < 3; ++c) coefficient_words[4 * k + c] = static_cast<float>(irradiance.rgb[k][c]);

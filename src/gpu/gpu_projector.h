@@ -1,6 +1,7 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +56,19 @@ public:
     GpuProjector(const GpuProjector&) = delete;
     GpuProjector& operator=(const GpuProjector&) = delete;
 
+    // What prepare() needs to know of an input: its layout, and for a cube its face size
+    // (the symmetric pass needs a multiple of 8); for equirect, the packed encoding, if any.
+    struct InputShape {
+        bool cube = false;
+        int face_size = 0;
+        std::optional<TexelEncoding> encoding;
+    };
+    // Compiles the programs a projection of such an input at `order` will use, and the
+    // irradiance-map program (cube_map: true cube, false lat-long, nullopt none), ahead of
+    // time, so that compiling overlaps with decoding. Programs are compiled once per projector
+    // anyway; this only moves the work earlier. Throws GpuError like the passes would.
+    void prepare(int order, const InputShape& input, std::optional<bool> cube_map);
+
     // upload(env) then project_resident(order).
     Projection project(const Environment& env, int order);
 
@@ -76,6 +90,15 @@ public:
     void set_tuning(const GpuTuning& tuning);
     const GpuTuning& tuning() const;
     bool buffer_storage_available() const;
+
+    // Programs made so far: compiled from source, or loaded from the program binary cache
+    // (program_cache.h; folder empty when the cache is off).
+    struct ProgramStats {
+        std::size_t compiled = 0;
+        std::size_t cached = 0;
+        std::string cache_folder;
+    };
+    ProgramStats program_stats() const;
 
     // The compiled programs' driver binaries (glGetProgramBinary), one (name, bytes) pair each;
     // NVIDIA's contain the generated assembly as text.
