@@ -1,18 +1,33 @@
 // make-sample-sky: writes the procedural environment in assets/sample_sky.hdr.
 //
 //   make-sample-sky OUT.hdr [--width W]      (W even, >= 16; height = W / 2; default 512)
+//   make-sample-sky OUT.exr [--width W] [--half] [--compression zip|dwab|piz|none]
+//   make-sample-sky OUT.hdr --variant K      (K = 1, 2, ...: the sun elsewhere; 0 = the default sky)
 //
 // An equirectangular Radiance .hdr in the convention of docs/CONVENTION.md (row 0 looks at +Y,
 // d = (sin t cos p, cos t, sin t sin p)): a blue sky darkening towards the zenith, a warm glow
 // along the horizon, a halo and a small very bright sun disc, and a darker brown-grey ground.
-// Pure function of the pixel index, so the output is deterministic.
+// Pure function of the pixel index, so the output is deterministic (and the same whatever the
+// number of threads that compute it). A name ending in .exr writes OpenEXR instead: RGB float
+// (or half with --half), ZIP compression unless --compression says otherwise (dwab: lossy, for
+// half channels). The benchmark (bench/end_to_end.cpp) makes its inputs with these options.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <Imath/half.h>
+#include <OpenEXR/ImfChannelList.h>
+#include <OpenEXR/ImfFrameBuffer.h>
+#include <OpenEXR/ImfHeader.h>
+#include <OpenEXR/ImfOutputFile.h>
+#include <OpenEXR/ImfThreading.h>
 
 #include "atomic_file.h"
 #include "cube_map.h"
@@ -39,9 +54,12 @@ Rgb operator*(Rgb a, double s) { return {a.r * s, a.g * s, a.b * s}; }
 Rgb mix(Rgb a, Rgb b, double t) { return a * (1.0 - t) + b * t; }
 
 // The sun: elevation 35 degrees, azimuth phi = +45 degrees (between +X and +Z), i.e.
-// u = 0.625, v = 55/180 in the image.
+// u = 0.625, v = 55/180 in the image. --variant K (K > 0) moves it: azimuth turned by K times
+// the golden angle (137.5 degrees, so that any 20 variants are all different and spread),
+// elevation 35 + 20 sin(1.3 K) degrees (from 15 to 55).
 constexpr double kSunElevationDeg = 35.0;
 constexpr double kSunPhiDeg = 45.0;
+constexpr double kGoldenAngleDeg = 137.50776405003785;
 constexpr double kSunRadiusDeg = 1.5;            // angular radius of the disc
 const Rgb kSunRadiance = {5000.0, 4750.0, 4300.0};  // ~ 5000x the sky next to it
 
@@ -49,8 +67,8 @@ struct Dir {
     double x, y, z;
 };
 
-Dir sun_direction() {
-    const double theta = (90.0 - kSunElevationDeg) * kPi / 180.0, phi = kSunPhiDeg * kPi / 180.0;
+Dir sun_direction(double elevation_deg, double phi_deg) {
+    const double theta = (90.0 - elevation_deg) * kPi / 180.0, phi = phi_deg * kPi / 180.0;
     return {std::sin(theta) * std::cos(phi), std::cos(theta), std::sin(theta) * std::sin(phi)};
 }
 
@@ -75,15 +93,99 @@ Rgb background(const Dir& d, const Dir& sun) {
     return sky;
 }
 
+// Runs body(i) for i in [0, n) on `threads` threads (contiguous blocks of i).
+template <typename Body>
+void parallel_rows(int n, unsigned threads, const Body& body) {
+    threads = std::max(1u, std::min(threads, static_cast<unsigned>(std::max(n, 1))));
+    if (threads == 1) {
+        for (int i = 0; i < n; ++i) body(i);
+        return;
+    }
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            const int begin = static_cast<int>(static_cast<long long>(n) * t / threads);
+            const int end = static_cast<int>(static_cast<long long>(n) * (t + 1) / threads);
+            for (int i = begin; i < end; ++i) body(i);
+        });
+    for (std::thread& th : pool) th.join();
+}
+
+// RGB OpenEXR, scanline, float or half channels, the given compression.
+void write_exr_file(const std::string& path, int width, int height, const std::vector<float>& rgb, bool half,
+                    Imf::Compression compression) {
+    Imf::Header header(width, height);
+    header.compression() = compression;
+    const Imf::PixelType type = half ? Imf::HALF : Imf::FLOAT;
+    for (const char* c : {"R", "G", "B"}) header.channels().insert(c, Imf::Channel(type));
+    std::vector<Imath::half> halves;
+    Imf::FrameBuffer fb;
+    const std::size_t xs = 3 * (half ? sizeof(Imath::half) : sizeof(float));
+    const std::size_t ys = xs * static_cast<std::size_t>(width);
+    char* base;
+    if (half) {
+        halves.resize(rgb.size());
+        for (std::size_t i = 0; i < rgb.size(); ++i) halves[i] = Imath::half(rgb[i]);
+        base = reinterpret_cast<char*>(halves.data());
+    } else {
+        base = const_cast<char*>(reinterpret_cast<const char*>(rgb.data()));
+    }
+    const std::size_t cs = half ? sizeof(Imath::half) : sizeof(float);
+    fb.insert("R", Imf::Slice(type, base + 0 * cs, xs, ys));
+    fb.insert("G", Imf::Slice(type, base + 1 * cs, xs, ys));
+    fb.insert("B", Imf::Slice(type, base + 2 * cs, xs, ys));
+    Imf::OutputFile file(path.c_str(), header);
+    file.setFrameBuffer(fb);
+    file.writePixels(height);
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    if (s.size() < suffix.size()) return false;
+    std::string tail = s.substr(s.size() - suffix.size());
+    for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return tail == suffix;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::string out;
     int width = 512;
     int cube = 0;  // face size of a horizontal-cross output, or 0 for equirect
+    long variant = 0;
+    bool half = false;
+    std::string compression_name = "zip";
+    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    const char* usage =
+        "usage: make-sample-sky OUT.hdr|OUT.exr [--width W] [--cube N] [--variant K] [--half] "
+        "[--compression zip|dwab|piz|none] [--threads N]\n";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--width" && i + 1 < argc) {
+        if (a == "--variant" && i + 1 < argc) {
+            char* end = nullptr;
+            variant = std::strtol(argv[++i], &end, 10);
+            if (*end != '\0' || variant < 0 || variant > 1000000) {
+                std::fprintf(stderr, "make-sample-sky: --variant must be a whole number from 0 to 1000000\n");
+                return 2;
+            }
+        } else if (a == "--half") {
+            half = true;
+        } else if (a == "--compression" && i + 1 < argc) {
+            compression_name = argv[++i];
+            if (compression_name != "zip" && compression_name != "dwab" && compression_name != "piz" &&
+                compression_name != "none") {
+                std::fprintf(stderr, "make-sample-sky: --compression must be zip, dwab, piz or none\n");
+                return 2;
+            }
+        } else if (a == "--threads" && i + 1 < argc) {
+            char* end = nullptr;
+            const long t = std::strtol(argv[++i], &end, 10);
+            if (*end != '\0' || t < 0 || t > 1024) {
+                std::fprintf(stderr, "make-sample-sky: --threads must be a number from 0 (all) to 1024\n");
+                return 2;
+            }
+            if (t > 0) threads = static_cast<unsigned>(t);
+        } else if (a == "--width" && i + 1 < argc) {
             char* end = nullptr;
             const long w = std::strtol(argv[++i], &end, 10);
             if (*end != '\0' || w < 16 || w > 16384 || w % 2 != 0) {
@@ -101,21 +203,38 @@ int main(int argc, char** argv) {
             cube = static_cast<int>(n);
         } else if (a == "-h" || a == "--help") {
             std::printf("usage: make-sample-sky OUT.hdr [--width W]   (W even, default 512; height W/2)\n"
-                        "       make-sample-sky OUT.hdr --cube N      (the same sky as a 4N x 3N horizontal cross)\n");
+                        "       make-sample-sky OUT.hdr --cube N      (the same sky as a 4N x 3N horizontal cross)\n"
+                        "       make-sample-sky OUT.exr [--half] [--compression zip|dwab|piz|none]\n"
+                        "                                            (OpenEXR RGB, float unless --half; default zip)\n"
+                        "       --variant K   K > 0: the sun moved (azimuth + K x 137.5 deg, elevation\n"
+                        "                     35 + 20 sin(1.3 K) deg); 0: the default sky\n"
+                        "       --threads N   threads computing the texels (default: all; same output)\n");
             return 0;
         } else if (out.empty() && !a.empty() && a[0] != '-') {
             out = a;
         } else {
-            std::fprintf(stderr, "usage: make-sample-sky OUT.hdr [--width W]\n");
+            std::fprintf(stderr, "%s", usage);
             return 2;
         }
     }
     if (out.empty()) {
-        std::fprintf(stderr, "usage: make-sample-sky OUT.hdr [--width W]\n");
+        std::fprintf(stderr, "%s", usage);
+        return 2;
+    }
+    const bool exr = ends_with(out, ".exr");
+    if (!exr && (half || compression_name != "zip")) {
+        std::fprintf(stderr, "make-sample-sky: --half and --compression are for .exr outputs\n");
         return 2;
     }
 
-    const Dir sun = sun_direction();
+    double sun_elevation_deg = kSunElevationDeg, sun_phi_deg = kSunPhiDeg;
+    if (variant > 0) {
+        const double k = static_cast<double>(variant);
+        sun_phi_deg = std::fmod(kSunPhiDeg + kGoldenAngleDeg * k, 360.0);
+        if (sun_phi_deg > 180.0) sun_phi_deg -= 360.0;
+        sun_elevation_deg = kSunElevationDeg + 20.0 * std::sin(1.3 * k);
+    }
+    const Dir sun = sun_direction(sun_elevation_deg, sun_phi_deg);
     const double cos_sun = std::cos(kSunRadiusDeg * kPi / 180.0);
     constexpr int kSub = 8;  // 8x8 supersampling of the disc edge, for a smooth, stable coverage
 
@@ -147,16 +266,17 @@ int main(int argc, char** argv) {
         // The same sky on the six faces of docs/CONVENTION.md, arranged as a horizontal cross.
         bake::CubeMap faces(cube);
         const double texel = 2.0 / cube, cos_near = std::cos(kSunRadiusDeg * kPi / 180.0 + 2.0 * texel);
-        for (int f = 0; f < 6; ++f)
-            for (int r = 0; r < cube; ++r)
-                for (int c = 0; c < cube; ++c) {
-                    auto at = [&](double fx, double fy) {
-                        const bake::Vec3 v = bake::normalize(
-                            bake::cube_face_direction(f, (c + fx) * texel - 1.0, (r + fy) * texel - 1.0));
-                        return Dir{v.x, v.y, v.z};
-                    };
-                    store(faces.faces[static_cast<std::size_t>(f)].at(r, c), texel_radiance(at, cos_near));
-                }
+        parallel_rows(6 * cube, threads, [&](int fr) {
+            const int f = fr / cube, r = fr % cube;
+            for (int c = 0; c < cube; ++c) {
+                auto at = [&](double fx, double fy) {
+                    const bake::Vec3 v = bake::normalize(
+                        bake::cube_face_direction(f, (c + fx) * texel - 1.0, (r + fy) * texel - 1.0));
+                    return Dir{v.x, v.y, v.z};
+                };
+                store(faces.faces[static_cast<std::size_t>(f)].at(r, c), texel_radiance(at, cos_near));
+            }
+        });
         const bake::Image cross = bake::assemble_cube(faces, bake::Layout::HCross);
         width = cross.width;
         height = cross.height;
@@ -165,24 +285,39 @@ int main(int argc, char** argv) {
         const double texel = 2.0 * kPi / width;
         const double cos_near = std::cos(kSunRadiusDeg * kPi / 180.0 + 1.5 * texel);
         rgb.resize(static_cast<std::size_t>(width) * height * 3);
-        for (int i = 0; i < height; ++i)
+        parallel_rows(height, threads, [&](int i) {
             for (int j = 0; j < width; ++j) {
                 auto at = [&](double fx, double fy) { return direction((j + fx) / width, (i + fy) / height); };
                 store(&rgb[(static_cast<std::size_t>(i) * width + j) * 3], texel_radiance(at, cos_near));
             }
+        });
     }
 
     try {
         bake::write_atomically(out, [&](const std::string& tmp) {
-            if (!stbi_write_hdr(tmp.c_str(), width, height, 3, rgb.data()))
+            if (exr) {
+                const Imf::Compression c = compression_name == "dwab" ? Imf::DWAB_COMPRESSION
+                                           : compression_name == "piz" ? Imf::PIZ_COMPRESSION
+                                           : compression_name == "none" ? Imf::NO_COMPRESSION
+                                                                        : Imf::ZIP_COMPRESSION;
+                Imf::setGlobalThreadCount(static_cast<int>(threads));
+                try {
+                    write_exr_file(tmp, width, height, rgb, half, c);
+                } catch (const std::exception& e) {
+                    throw bake::OutputError(out + ": cannot write the OpenEXR file: " + e.what());
+                }
+            } else if (!stbi_write_hdr(tmp.c_str(), width, height, 3, rgb.data())) {
                 throw bake::OutputError(out + ": cannot write the Radiance HDR file");
+            }
         });
     } catch (const std::exception& e) {
         std::fprintf(stderr, "make-sample-sky: %s\n", e.what());
         return 4;
     }
-    std::printf("wrote %s (%dx%d %s; sun at elevation %.1f deg, phi %.1f deg, direction "
+    const std::string format = exr ? std::string(half ? "half" : "float") + " " + compression_name + " EXR, " : "";
+    std::printf("wrote %s (%dx%d %s%s; sun at elevation %.1f deg, phi %.1f deg, direction "
                 "(%.4f, %.4f, %.4f))\n",
-                out.c_str(), width, height, cube > 0 ? "horizontal cross" : "equirect", kSunElevationDeg, kSunPhiDeg, sun.x, sun.y, sun.z);
+                out.c_str(), width, height, format.c_str(), cube > 0 ? "horizontal cross" : "equirect",
+                sun_elevation_deg, sun_phi_deg, sun.x, sun.y, sun.z);
     return 0;
 }
