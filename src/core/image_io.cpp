@@ -34,6 +34,7 @@
 
 #include "atomic_file.h"
 #include "errors.h"
+#include "radiance_hdr.h"
 
 // --- stb_image, Radiance .hdr only ---------------------------------------------------------------
 // stb's allocations go through a per-thread tracker so that a decode aborted by an exception from
@@ -187,7 +188,9 @@ struct FileCloser {
     void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
-LoadedImage load_hdr(const std::string& path, std::uint64_t max_pixels) {
+// With rgbe_out, the texels go there as RGBE bytes when the file is one the parallel decoder reads
+// (nearly all); otherwise, and without rgbe_out, the result is float.
+LoadedImage load_hdr(const std::string& path, std::uint64_t max_pixels, PackedImage* rgbe_out = nullptr) {
     std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
     if (!file) input_error(path, std::string("cannot open: ") + std::strerror(errno));
     HdrReader reader;
@@ -214,7 +217,24 @@ LoadedImage load_hdr(const std::string& path, std::uint64_t max_pixels) {
     }
     check_size(path, width, height, max_pixels);
 
-    // 3. Pixels.
+    // 3. Pixels: on all cores for the usual layout, bit-identical to stb; stb for the rest, whose
+    // handling and messages stay the reference.
+    const bool parallel = radiance_scanlines_plausible(path, width, height);
+    if (parallel && rgbe_out) {
+        PackedImage packed;
+        packed.encoding = TexelEncoding::Rgbe8;
+        packed.width = width;
+        packed.height = height;
+        packed.bytes.resize(packed.pixel_count() * 4);
+        if (decode_radiance_scanlines(path, width, height, RadianceTarget::Rgbe8, packed.bytes.data())) {
+            *rgbe_out = std::move(packed);
+            return {};
+        }
+    } else if (parallel) {
+        LoadedImage out;
+        out.image = Image(width, height);
+        if (decode_radiance_scanlines(path, width, height, RadianceTarget::Float, out.image.rgb.data())) return out;
+    }
     reader.rewind();
     StbAllocations allocs;
     g_stb_allocs = &allocs;
@@ -463,7 +483,10 @@ LoadedImage load_image_packed(const std::string& path, std::uint64_t max_pixels)
             out.packed = std::move(halves);
             return out;
         }
-        return load_hdr(path, max_pixels);  // TODO(rgbe): the parallel RGBE decoder
+        PackedImage rgbe;
+        out = load_hdr(path, max_pixels, &rgbe);
+        out.packed = std::move(rgbe);
+        return out;
     } catch (const InputError&) {
         throw;
     } catch (const std::bad_alloc&) {

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <thread>
 
 #include <Imath/half.h>
+
+#include "parallel.h"
+#include "radiance_hdr.h"
 
 
 namespace bake {
@@ -41,20 +43,6 @@ std::size_t zero_halves(PackedImage& p, const Pred& pred) {
     return n;
 }
 
-// TODO(rgbe): radiance_hdr's rgbe_to_float once it lands.
-void rgbe_to_float(const std::uint8_t* rgbe, float* rgb, std::size_t texels) {
-    for (std::size_t i = 0; i < texels; ++i, rgbe += 4, rgb += 3) {
-        if (rgbe[3] == 0) {
-            rgb[0] = rgb[1] = rgb[2] = 0.0f;
-            continue;
-        }
-        const float f = static_cast<float>(std::ldexp(1.0f, rgbe[3] - (128 + 8)));
-        rgb[0] = rgbe[0] * f;
-        rgb[1] = rgbe[1] * f;
-        rgb[2] = rgbe[2] * f;
-    }
-}
-
 }  // namespace
 
 std::size_t bytes_per_texel(TexelEncoding encoding) { return encoding == TexelEncoding::Rgbe8 ? 4 : 6; }
@@ -70,21 +58,16 @@ float half_to_float(std::uint16_t bits) {
 Image expand_packed(const PackedImage& packed, int threads) {
     Image out(packed.width, packed.height);
     const std::size_t texels = packed.pixel_count();
-    unsigned n = threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency());
-    if (texels < (std::size_t{1} << 18)) n = 1;
-    const std::size_t part = (texels + n - 1) / n;
-    auto expand = [&](std::size_t begin, std::size_t end) {
+    constexpr std::size_t kChunk = std::size_t{1} << 16;  // texels a task
+    const int chunks = static_cast<int>((texels + kChunk - 1) / kChunk);
+    parallel_for(chunks, resolve_threads(threads, chunks), [&](int c) {
+        const std::size_t begin = static_cast<std::size_t>(c) * kChunk, end = std::min(texels, begin + kChunk);
         if (packed.encoding == TexelEncoding::Rgbe8) {
             rgbe_to_float(packed.bytes.data() + 4 * begin, out.rgb.data() + 3 * begin, end - begin);
         } else {
             for (std::size_t i = 3 * begin; i < 3 * end; ++i) out.rgb[i] = half_to_float(half_at(packed, i));
         }
-    };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < n && t * part < texels; ++t)
-        pool.emplace_back(expand, t * part, std::min(texels, (t + 1) * part));
-    expand(0, std::min(texels, part));
-    for (std::thread& th : pool) th.join();
+    });
     return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "cube_map.h"
 #include "equirect.h"
+#include "parallel.h"
 #include "projection.h"
 
 namespace bake {
@@ -79,23 +80,6 @@ void accumulate_equirect_row(const Environment& env, const std::vector<double>& 
         const double cp = cos_sin_phi[2 * static_cast<size_t>(col)], sp = cos_sin_phi[2 * static_cast<size_t>(col) + 1];
         accumulate_texel(order, img.at(row, col), sin_theta * cp, cos_theta, sin_theta * sp, omega, acc);
     }
-}
-
-int resolve_threads(int threads, int blocks) {
-    if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    return std::max(1, std::min(threads, blocks));
-}
-
-template <typename Fn>
-void parallel_for(int count, int threads, const Fn& fn) {
-    std::atomic<int> next{0};
-    auto worker = [&] {
-        for (int i = next++; i < count; i = next++) fn(i);
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& th : pool) th.join();
 }
 
 }  // namespace
