@@ -15,6 +15,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -153,12 +154,13 @@ int main(int argc, char** argv) {
     int width = 512;
     int cube = 0;  // face size of a horizontal-cross output, or 0 for equirect
     long variant = 0;
+    double grain = 0.0;
     bool half = false;
     std::string compression_name = "zip";
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     const char* usage =
         "usage: make-sample-sky OUT.hdr|OUT.exr [--width W] [--cube N] [--variant K] [--half] "
-        "[--compression zip|dwab|piz|none] [--threads N]\n";
+        "[--compression zip|dwab|piz|none] [--grain G] [--threads N]\n";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--variant" && i + 1 < argc) {
@@ -166,6 +168,13 @@ int main(int argc, char** argv) {
             variant = std::strtol(argv[++i], &end, 10);
             if (*end != '\0' || variant < 0 || variant > 1000000) {
                 std::fprintf(stderr, "make-sample-sky: --variant must be a whole number from 0 to 1000000\n");
+                return 2;
+            }
+        } else if (a == "--grain" && i + 1 < argc) {
+            char* end = nullptr;
+            grain = std::strtod(argv[++i], &end);
+            if (*end != '\0' || !(grain >= 0.0 && grain <= 0.5)) {
+                std::fprintf(stderr, "make-sample-sky: --grain must be a number from 0 to 0.5\n");
                 return 2;
             }
         } else if (a == "--half") {
@@ -208,6 +217,8 @@ int main(int argc, char** argv) {
                         "                                            (OpenEXR RGB, float unless --half; default zip)\n"
                         "       --variant K   K > 0: the sun moved (azimuth + K x 137.5 deg, elevation\n"
                         "                     35 + 20 sin(1.3 K) deg); 0: the default sky\n"
+                        "       --grain G     multiply each texel by 1 + G x (noise in [-1, 1]), like a photograph's\n"
+                        "                     grain: real maps' texels differ from their neighbours (default 0)\n"
                         "       --threads N   threads computing the texels (default: all; same output)\n");
             return 0;
         } else if (out.empty() && !a.empty() && a[0] != '-') {
@@ -254,10 +265,20 @@ int main(int argc, char** argv) {
         }
         return L;
     };
-    auto store = [](float* p, const Rgb& L) {
-        p[0] = static_cast<float>(L.r);
-        p[1] = static_cast<float>(L.g);
-        p[2] = static_cast<float>(L.b);
+    // --grain: a hash of the texel's address, so the output stays a pure function of it. Without
+    // grain, neighbouring texels of the smooth sky often round to the same RGBE bytes and a .hdr
+    // is mostly runs, far smaller and faster to decode than a real map.
+    auto grain_factor = [&](std::uint64_t index, int channel) {
+        std::uint64_t x = index * 3 + static_cast<std::uint64_t>(channel) + 0x9e3779b97f4a7c15ull;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+        x ^= x >> 31;
+        return 1.0 + grain * (static_cast<double>(x >> 11) * 0x1.0p-52 - 1.0);
+    };
+    auto store = [&](float* p, const Rgb& L, std::uint64_t index) {
+        p[0] = static_cast<float>(L.r * (grain > 0 ? grain_factor(index, 0) : 1.0));
+        p[1] = static_cast<float>(L.g * (grain > 0 ? grain_factor(index, 1) : 1.0));
+        p[2] = static_cast<float>(L.b * (grain > 0 ? grain_factor(index, 2) : 1.0));
     };
 
     int height = width / 2;
@@ -274,7 +295,8 @@ int main(int argc, char** argv) {
                         bake::cube_face_direction(f, (c + fx) * texel - 1.0, (r + fy) * texel - 1.0));
                     return Dir{v.x, v.y, v.z};
                 };
-                store(faces.faces[static_cast<std::size_t>(f)].at(r, c), texel_radiance(at, cos_near));
+                store(faces.faces[static_cast<std::size_t>(f)].at(r, c), texel_radiance(at, cos_near),
+                      (static_cast<std::uint64_t>(f) * cube + r) * cube + c);
             }
         });
         const bake::Image cross = bake::assemble_cube(faces, bake::Layout::HCross);
@@ -288,7 +310,8 @@ int main(int argc, char** argv) {
         parallel_rows(height, threads, [&](int i) {
             for (int j = 0; j < width; ++j) {
                 auto at = [&](double fx, double fy) { return direction((j + fx) / width, (i + fy) / height); };
-                store(&rgb[(static_cast<std::size_t>(i) * width + j) * 3], texel_radiance(at, cos_near));
+                store(&rgb[(static_cast<std::size_t>(i) * width + j) * 3], texel_radiance(at, cos_near),
+                      static_cast<std::uint64_t>(i) * width + j);
             }
         });
     }
