@@ -62,7 +62,7 @@ std::optional<Gpu> open_gpu(GlBackend backend = GlBackend::Egl) {
 }
 
 // Radiance of a typical HDR sky: mostly 0..4, some texels up to 1000 (sun-like).
-void fill_random(std::vector<float>& rgb, unsigned seed) {
+void fill_random(bake::FloatTexels& rgb, unsigned seed) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> base(0.0f, 4.0f);
     std::uniform_int_distribution<int> rare(0, 199);

@@ -286,7 +286,7 @@ TEST_CASE("image_io: write_exr writes RGB float ZIP, bit-exact, with the envmap 
     const int w = 37, h = 19;  // odd sizes: not a multiple of ZIP's 16-line blocks
     Image img(w, h);
     const std::vector<float> values = random_values(img.rgb.size(), 7);
-    img.rgb = values;
+    img.rgb.assign(values.begin(), values.end());
     // Values a careless writer would lose: subnormal, huge, signed zero, infinity, NaN.
     img.rgb[0] = std::numeric_limits<float>::denorm_min();
     img.rgb[1] = 3.0e38f;

@@ -55,7 +55,8 @@ std::vector<float> stb_floats(const std::string& path, int* w = nullptr, int* h 
     return v;
 }
 
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+template <typename A, typename B>
+bool same_bits(const A& a, const B& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 

@@ -398,7 +398,7 @@ LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels, PackedIm
         p.encoding = TexelEncoding::Half;
         p.width = static_cast<int>(width);
         p.height = static_cast<int>(height);
-        p.bytes.assign(p.pixel_count() * 6, 0);
+        p.bytes.resize(p.pixel_count() * 6);  // zeros: absent channels read as 0
         char* half_base = reinterpret_cast<char*>(p.bytes.data());
         const std::size_t hxs = 6, hys = hxs * static_cast<std::size_t>(width);
         Imf::FrameBuffer fb;

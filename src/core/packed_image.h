@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "bulk_allocator.h"
 #include "image.h"
 
 namespace bake {
@@ -24,7 +25,7 @@ struct PackedImage {
     TexelEncoding encoding = TexelEncoding::Rgbe8;
     int width = 0;
     int height = 0;
-    std::vector<std::uint8_t> bytes;  // width * height * bytes_per_texel(encoding)
+    std::vector<std::uint8_t, BulkAllocator<std::uint8_t>> bytes;  // width * height * bytes_per_texel(encoding)
 
     std::size_t pixel_count() const { return static_cast<std::size_t>(width) * static_cast<std::size_t>(height); }
 };

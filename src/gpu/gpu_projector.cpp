@@ -413,7 +413,7 @@ struct GpuProjector::Impl {
     GlBuffer* dispatch_reductions(GLuint program, int order);
     // Evaluates the irradiance SH at every texel of a cube (6 faces of width x width) or a
     // lat-long image into `out` (RGB float, in project_sh.comp's texel order).
-    void render_map(const ShCoefficients& irradiance, bool cube, int width, int height, std::vector<float>* out);
+    void render_map(const ShCoefficients& irradiance, bool cube, int width, int height, float* out);  // out: 3 floats a texel
 };
 
 GLuint GpuProjector::Impl::program(const char* shader_name, const std::string& defines) {
@@ -944,8 +944,9 @@ GpuTimings GpuProjector::time_resident(int order, int repetitions) {
 }
 
 CubeMap GpuProjector::render_irradiance_cube(const ShCoefficients& irradiance, int size) {
-    std::vector<float> rgb;
-    impl_->render_map(irradiance, true, size, size, &rgb);
+    if (size <= 0) throw GpuError("irradiance map size must be positive");
+    std::vector<float> rgb(static_cast<std::size_t>(size) * size * 6 * 3);
+    impl_->render_map(irradiance, true, size, size, rgb.data());
     CubeMap cube(size);
     const std::size_t face_floats = static_cast<std::size_t>(size) * size * 3;
     for (std::size_t f = 0; f < 6; ++f)
@@ -956,12 +957,13 @@ CubeMap GpuProjector::render_irradiance_cube(const ShCoefficients& irradiance, i
 
 Image GpuProjector::render_irradiance_equirect(const ShCoefficients& irradiance, int width, int height) {
     Image image(width, height);
-    impl_->render_map(irradiance, false, width, height, &image.rgb);
+    if (width <= 0 || height <= 0) throw GpuError("irradiance map size must be positive");
+    impl_->render_map(irradiance, false, width, height, image.rgb.data());
     return image;
 }
 
 void GpuProjector::Impl::render_map(const ShCoefficients& irradiance, bool cube, int width, int height,
-                                    std::vector<float>* out) {
+                                    float* out) {
     Impl& m = *this;
     m.timings.irradiance_ms = 0;
     if (!is_supported_order(irradiance.order) || irradiance.count() != sh_count(irradiance.order))
@@ -972,7 +974,6 @@ void GpuProjector::Impl::render_map(const ShCoefficients& irradiance, bool cube,
         static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * (cube ? 6 : 1);
     if (texel_count >= (std::size_t{1} << 32))
         throw GpuError("the irradiance map has more than 2^32 texels");
-    out->assign(texel_count * 3, 0.0f);
 
     clear_stale_errors();
     const GLuint program = m.map_program(irradiance.order, cube);
@@ -1008,7 +1009,7 @@ void GpuProjector::Impl::render_map(const ShCoefficients& irradiance, bool cube,
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, m.map_output.id);
         glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(n * kBytesPerTexel),
-                           out->data() + 3 * first);
+                           out + 3 * first);
         check_gl("reading the irradiance map back");
     }
     glUseProgram(0);

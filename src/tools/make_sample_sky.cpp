@@ -302,7 +302,7 @@ int main(int argc, char** argv) {
         const bake::Image cross = bake::assemble_cube(faces, bake::Layout::HCross);
         width = cross.width;
         height = cross.height;
-        rgb = cross.rgb;
+        rgb.assign(cross.rgb.begin(), cross.rgb.end());
     } else {
         const double texel = 2.0 * kPi / width;
         const double cos_near = std::cos(kSunRadiusDeg * kPi / 180.0 + 1.5 * texel);
