@@ -510,10 +510,23 @@ TEST_CASE("GPU projection: packed RGBE and half texels give the bits of their fl
                 for (int order : {3, 5}) {
                     const Projection a = gpu->projector->project(packed, order);
                     const Projection b = gpu->projector->project(expanded, order);
+                    // Into upload buffers made ahead by prepare(), for this size and for another.
+                    GpuProjector::InputShape shape;
+                    shape.encoding = encoding;
+                    shape.texel_count = packed.texel_count();
+                    gpu->projector->prepare(order, shape, std::nullopt);
+                    const Projection c = gpu->projector->project(packed, order);
+                    shape.texel_count += 4099;
+                    gpu->projector->prepare(order, shape, std::nullopt);
+                    const Projection d = gpu->projector->project(packed, order);
                     for (int k = 0; k < sh_count(order); ++k)
-                        for (int ch = 0; ch < 3; ++ch)
+                        for (int ch = 0; ch < 3; ++ch) {
                             CHECK(a.radiance.rgb[static_cast<size_t>(k)][ch] == b.radiance.rgb[static_cast<size_t>(k)][ch]);
+                            CHECK(c.radiance.rgb[static_cast<size_t>(k)][ch] == b.radiance.rgb[static_cast<size_t>(k)][ch]);
+                            CHECK(d.radiance.rgb[static_cast<size_t>(k)][ch] == b.radiance.rgb[static_cast<size_t>(k)][ch]);
+                        }
                     CHECK(a.solid_angle_sum == b.solid_angle_sum);
+                    CHECK(c.solid_angle_sum == b.solid_angle_sum);
                 }
                 gpu->projector->set_max_tile_texels(0);
                 // And the expansion against the double CPU path, within the float bound.

@@ -833,3 +833,21 @@ TEST_CASE("image_io: sizes beyond max_pixels are refused from the header, before
         require_input_error(dir + "/negative.exr");
     }
 }
+
+TEST_CASE("image_io: read_image_size reads the header's size only, and nothing from other files", "[image_io]") {
+    const std::string dir = fresh_dir("image_size");
+    const Image img(10, 6);
+    REQUIRE(stbi_write_hdr((dir + "/a.hdr").c_str(), 10, 6, 3, img.rgb.data()));
+    write_exr(dir + "/a.exr", Image(12, 5), EnvmapHint::None);
+    CHECK(bake::read_image_size(dir + "/a.hdr") == std::make_pair(10, 6));
+    CHECK(bake::read_image_size(dir + "/a.exr") == std::make_pair(12, 5));
+    // The header alone is enough: the pixels may be missing.
+    const std::vector<char> hdr = read_bytes(dir + "/a.hdr");
+    const std::string text(hdr.begin(), hdr.end());
+    write_bytes(dir + "/header_only.hdr", hdr, text.find("+X 10\n") + 6);
+    CHECK(bake::read_image_size(dir + "/header_only.hdr") == std::make_pair(10, 6));
+    write_text(dir + "/bad.hdr", "#?RADIANCE\nno format\n\n-Y 2 +X 4\n");
+    write_text(dir + "/bad.exr", "not an exr");
+    write_text(dir + "/a.png", "whatever");
+    for (const char* name : {"/bad.hdr", "/bad.exr", "/a.png", "/missing.hdr"}) CHECK_FALSE(bake::read_image_size(dir + name));
+}

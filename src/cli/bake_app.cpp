@@ -398,14 +398,19 @@ void App::open_gpu() {
 
 // Compiles the programs the first input will most likely need while it is being decoded: its
 // layout and encoding are guessed from its name (.hdr: RGBE lat-long; .exr: half lat-long;
-// six faces or a forced cube layout: a cube). Best effort: a wrong guess only compiles one
+// six faces or a forced cube layout: a cube), its size from its header. Best effort: a wrong guess only compiles one
 // program more, and a failure here surfaces again, with its own message, where it matters.
 void App::prepare_gpu(const Job& first) {
     if (!gpu_ || o_.device == "cpu") return;
     GpuProjector::InputShape shape;
     const bool faces = !o_.faces.empty() || expand_face_pattern(first.label).has_value();
     shape.cube = faces || (!o_.layout.empty() && o_.layout != "equirect");
-    if (!shape.cube) shape.encoding = ends_with_ci(first.label, ".hdr") ? TexelEncoding::Rgbe8 : TexelEncoding::Half;
+    if (!shape.cube) {
+        shape.encoding = ends_with_ci(first.label, ".hdr") ? TexelEncoding::Rgbe8 : TexelEncoding::Half;
+        // A 2:1 header: the upload buffers can be made while the texels decode.
+        if (const auto size = read_image_size(first.label); size && size->first == 2 * size->second)
+            shape.texel_count = static_cast<std::size_t>(size->first) * static_cast<std::size_t>(size->second);
+    }
     std::optional<bool> cube_map;
     for (const std::string& out : first.outputs)
         if (!ends_with_ci(out, ".json")) cube_map = o_.output_layout != "equirect";

@@ -496,6 +496,29 @@ LoadedImage load_image_packed(const std::string& path, std::uint64_t max_pixels)
     }
 }
 
+std::optional<std::pair<int, int>> read_image_size(const std::string& path) {
+    try {
+        const std::string ext = lower_extension(path);
+        if (ext == ".exr") {
+            init_openexr_threads();
+            const Imath::Box2i dw = read_exr_data_window(path);
+            const long long w = static_cast<long long>(dw.max.x) - dw.min.x + 1, h = static_cast<long long>(dw.max.y) - dw.min.y + 1;
+            if (w <= 0 || h <= 0 || w > (1 << 30) || h > (1 << 30)) return std::nullopt;
+            return std::make_pair(static_cast<int>(w), static_cast<int>(h));
+        }
+        if (ext != ".hdr") return std::nullopt;
+        std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+        if (!file) return std::nullopt;
+        HdrReader reader;
+        reader.f = file.get();
+        int w = 0, h = 0, comp = 0;
+        if (!stbi_info_from_callbacks(&kHdrCallbacks, &reader, &w, &h, &comp) || w <= 0 || h <= 0) return std::nullopt;
+        return std::make_pair(w, h);
+    } catch (...) {  // InputError, Iex, Truncated: the loader will say it
+        return std::nullopt;
+    }
+}
+
 void write_exr(const std::string& path, const Image& image, EnvmapHint hint) {
     if (image.width <= 0 || image.height <= 0 || image.rgb.size() != image.pixel_count() * 3)
         throw OutputError(path + ": invalid image (" + std::to_string(image.width) + "x" +

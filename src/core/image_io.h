@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "image.h"
 #include "layout.h"
@@ -32,6 +33,10 @@ LoadedImage load_image(const std::string& path, std::uint64_t max_pixels = kDefa
 // as RGBE bytes (decoded on all cores), an EXR whose R, G, B are all half as halves. Other files
 // (float or Y/chroma EXRs, .hdr files that only stb reads) come back as float, as from load_image.
 LoadedImage load_image_packed(const std::string& path, std::uint64_t max_pixels = kDefaultMaxPixels);
+
+// The width and height a .hdr or .exr header states, without decoding anything; nullopt for any
+// file that is not one (the loaders then say what is wrong). For work that can start early.
+std::optional<std::pair<int, int>> read_image_size(const std::string& path);
 
 // Writes an RGB float EXR (ZIP compression) atomically: a temporary file in the same folder,
 // renamed over `path` only once complete. Sets the `envmap` attribute when hint != None.

@@ -354,6 +354,7 @@ struct GpuProjector::Impl {
         std::size_t total_groups = 0;
         std::vector<Tile> tiles;
     } resident;
+    std::vector<std::unique_ptr<GlBuffer>> spare_texels;  // made by prepare(), taken by upload()
     GlBuffer partials_a, partials_b, result, row_table, column_table;
     GlBuffer coefficients, map_output, map_row_table, map_column_table;
     std::unique_ptr<GlBuffer> staging[2];
@@ -391,7 +392,16 @@ struct GpuProjector::Impl {
     }
     void upload_equirect_tables(int width, int height, GlBuffer* rows, GlBuffer* columns) const;
     void check_block(std::size_t bytes, const char* what) const;
-    // Creates a tile buffer of `bytes` for the current upload mode.
+    // The per-texel pass's tiles for `positions` texel positions (a cube: each on 6 faces):
+    // ranges of positions in whole work groups, each small enough for one storage block and one
+    // dispatch. Tile boundaries fall on work-group boundaries: tiling never changes a sum.
+    std::vector<Tile> plan_texel_tiles(std::size_t positions, bool cube, std::size_t bpt) const;
+    static std::size_t tile_bytes(const Tile& tile, bool cube, std::size_t bpt) {
+        return (cube ? 6 : 1) * tile.stride_quads * 4 * bpt;
+    }
+    // Creates the staging buffers for an upload of upload_total bytes, if not already there.
+    void ensure_staging();
+    // Creates a tile buffer of `bytes` for the current upload mode (or takes a spare one).
     std::unique_ptr<GlBuffer> make_texel_buffer(std::size_t bytes);
     // Writes bytes into a tile buffer (src nullptr: zeros), through the upload mode's path.
     void write(GlBuffer& buffer, std::size_t offset, const void* src, std::size_t bytes);
@@ -492,7 +502,35 @@ void GpuProjector::Impl::upload_equirect_tables(int width, int height, GlBuffer*
     columns_buffer->allocate(cols.size() * sizeof(float), cols.data());
 }
 
+std::vector<GpuProjector::Impl::Tile> GpuProjector::Impl::plan_texel_tiles(std::size_t positions, bool cube,
+                                                                           std::size_t bpt) const {
+    const Pass1Shape shape{cube ? 6u : 1u, cube ? tuning.cube_quads_per_thread : tuning.equirect_quads_per_thread,
+                           tuning.group_size};
+    const std::size_t group_positions = shape.positions_per_group();
+    std::size_t groups_per_tile =
+        std::min(limits.max_block_bytes / (group_positions * shape.faces * bpt), limits.max_groups_x);
+    if (max_tile_texels > 0) groups_per_tile = std::min(groups_per_tile, max_tile_texels / (group_positions * shape.faces));
+    groups_per_tile = std::max<std::size_t>(groups_per_tile, 1);
+    const std::size_t tile_positions = groups_per_tile * group_positions;
+    std::vector<Tile> tiles;
+    for (std::size_t first = 0; first < positions; first += tile_positions) {
+        Tile tile;
+        tile.first = first;
+        tile.count = std::min(tile_positions, positions - first);
+        tile.stride_quads = ceil_div(tile.count, 4);  // each face padded to whole quads
+        tile.groups = ceil_div(tile.count, group_positions);
+        tiles.push_back(std::move(tile));
+    }
+    return tiles;
+}
+
 std::unique_ptr<GlBuffer> GpuProjector::Impl::make_texel_buffer(std::size_t bytes) {
+    for (auto it = spare_texels.begin(); it != spare_texels.end(); ++it)
+        if ((*it)->size == std::max<std::size_t>(bytes, 16)) {
+            std::unique_ptr<GlBuffer> spare = std::move(*it);
+            spare_texels.erase(it);
+            return spare;
+        }
     auto buffer = std::make_unique<GlBuffer>();
     switch (upload_mode()) {
         case GpuTuning::Upload::BufferData: buffer->allocate(bytes); break;
@@ -515,6 +553,24 @@ void GpuProjector::Impl::write(GlBuffer& buffer, std::size_t offset, const void*
         }
         return;
     }
+    ensure_staging();
+    for (std::size_t done = 0; done < bytes;) {
+        const std::size_t n = std::min(staging_bytes, bytes - done);
+        const int slot = staging_next;
+        staging_next ^= 1;
+        wait_and_delete(staging_fence[slot]);  // the copy out of this staging buffer must have finished
+        if (src) parallel_copy(staging_map[slot], static_cast<const char*>(src) + done, n, tuning.upload_threads);
+        else std::memset(staging_map[slot], 0, n);
+        glBindBuffer(GL_COPY_READ_BUFFER, staging[slot]->id);
+        glBindBuffer(GL_COPY_WRITE_BUFFER, buffer.id);
+        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, static_cast<GLintptr>(offset + done),
+                            static_cast<GLsizeiptr>(n));
+        staging_fence[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        done += n;
+    }
+}
+
+void GpuProjector::Impl::ensure_staging() {
     // Staging buffers sized to this upload (1 to 64 MiB): pinning host memory costs time, so a
     // small input does not pay for 2 x 64 MiB. Grown (re-created) when a larger upload comes.
     const std::size_t mib = std::size_t{1} << 20;
@@ -538,20 +594,6 @@ void GpuProjector::Impl::write(GlBuffer& buffer, std::size_t offset, const void*
             check_gl("mapping the staging buffer");
             if (!staging_map[i]) throw GpuError("could not map the texel staging buffer");
         }
-    for (std::size_t done = 0; done < bytes;) {
-        const std::size_t n = std::min(staging_bytes, bytes - done);
-        const int slot = staging_next;
-        staging_next ^= 1;
-        wait_and_delete(staging_fence[slot]);  // the copy out of this staging buffer must have finished
-        if (src) parallel_copy(staging_map[slot], static_cast<const char*>(src) + done, n, tuning.upload_threads);
-        else std::memset(staging_map[slot], 0, n);
-        glBindBuffer(GL_COPY_READ_BUFFER, staging[slot]->id);
-        glBindBuffer(GL_COPY_WRITE_BUFFER, buffer.id);
-        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, static_cast<GLintptr>(offset + done),
-                            static_cast<GLsizeiptr>(n));
-        staging_fence[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-        done += n;
-    }
 }
 
 GpuProjector::GpuProjector(const GlContext& context /* must be current on this thread */)
@@ -661,6 +703,15 @@ void GpuProjector::prepare(int order, const InputShape& input, std::optional<boo
     const unsigned format = !input.encoding ? 0u : *input.encoding == TexelEncoding::Rgbe8 ? 1u : 2u;
     m.projection_programs(order, input.cube, symmetric, input.cube ? 0u : format, m.tuning);
     if (cube_map) m.map_program(order, *cube_map);
+    if (!input.cube && input.texel_count > 0 && m.upload_mode() == GpuTuning::Upload::Staging && m.spare_texels.empty()) {
+        const std::size_t bpt = format == 0 ? kBytesPerTexel : bytes_per_texel(*input.encoding);
+        if (input.texel_count >= (std::size_t{1} << 32)) return;  // too large: upload() will say so
+        m.upload_total = input.texel_count * bpt;
+        m.ensure_staging();
+        for (const Impl::Tile& tile : m.plan_texel_tiles(input.texel_count, false, bpt))
+            m.spare_texels.push_back(m.make_texel_buffer(Impl::tile_bytes(tile, false, bpt)));
+        check_gl("creating the upload buffers");
+    }
 }
 
 Projection GpuProjector::project(const Environment& env, int order) {
@@ -740,36 +791,23 @@ void GpuProjector::upload(const Environment& env) {
         if (r.positions >= (std::size_t{1} << 32) - group_positions)
             throw GpuError("the input has " + std::to_string(r.positions) +
                            " texels per face or image; the GPU path indexes at most 2^32");
-        // Tiles: ranges of positions in whole work groups, each small enough for one storage
-        // block and one dispatch. Tile boundaries fall on work-group boundaries: tiling never
-        // changes a sum.
-        std::size_t groups_per_tile = std::min(
-            m.limits.max_block_bytes / (group_positions * shape.faces * bpt), m.limits.max_groups_x);
-        if (m.max_tile_texels > 0)
-            groups_per_tile = std::min(groups_per_tile, m.max_tile_texels / (group_positions * shape.faces));
-        groups_per_tile = std::max<std::size_t>(groups_per_tile, 1);
-        const std::size_t tile_positions = groups_per_tile * group_positions;
         r.total_groups = ceil_div(r.positions, group_positions);
         if (!r.cube) m.upload_equirect_tables(env.width(), env.height(), &m.row_table, &m.column_table);
-        for (std::size_t first = 0; first < r.positions; first += tile_positions) {
-            Impl::Tile tile;
-            tile.first = first;
-            tile.count = std::min(tile_positions, r.positions - first);
-            tile.stride_quads = ceil_div(tile.count, 4);  // each face padded to whole quads
-            tile.groups = ceil_div(tile.count, group_positions);
+        for (Impl::Tile& tile : m.plan_texel_tiles(r.positions, r.cube, bpt)) {
             const std::size_t face_bytes = tile.stride_quads * 4 * bpt;
-            tile.texels = m.make_texel_buffer(shape.faces * face_bytes);
+            tile.texels = m.make_texel_buffer(Impl::tile_bytes(tile, r.cube, bpt));
             for (std::size_t f = 0; f < shape.faces; ++f) {
                 const void* face = r.cube ? static_cast<const void*>(env.cube.faces[f].rgb.data())
                                  : env.is_packed() ? static_cast<const void*>(env.packed.bytes.data())
                                                    : static_cast<const void*>(env.equirect.rgb.data());
-                m.write(*tile.texels, f * face_bytes, static_cast<const char*>(face) + bpt * first, tile.count * bpt);
+                m.write(*tile.texels, f * face_bytes, static_cast<const char*>(face) + bpt * tile.first, tile.count * bpt);
                 m.write(*tile.texels, f * face_bytes + tile.count * bpt, nullptr, (tile.stride_quads * 4 - tile.count) * bpt);
             }
             check_gl("uploading texels");
             r.tiles.push_back(std::move(tile));
         }
     }
+    m.spare_texels.clear();  // prepared for another input than this one
     m.check_block(r.total_groups * kMaxShCount * 16, "the partial sums of pass 1");
     if (ceil_div(r.total_groups, m.tuning.reduce_group_size) > m.limits.max_groups_x)
         throw GpuError("the input needs more reduction work groups than GL_MAX_COMPUTE_WORK_GROUP_COUNT");

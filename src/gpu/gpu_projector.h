@@ -62,11 +62,15 @@ public:
         bool cube = false;
         int face_size = 0;
         std::optional<TexelEncoding> encoding;
+        std::size_t texel_count = 0;  // equirect: width x height when known (0: not known)
     };
     // Compiles the programs a projection of such an input at `order` will use, and the
     // irradiance-map program (cube_map: true cube, false lat-long, nullopt none), ahead of
     // time, so that compiling overlaps with decoding. Programs are compiled once per projector
-    // anyway; this only moves the work earlier. Throws GpuError like the passes would.
+    // anyway; this only moves the work earlier. With an equirect's texel_count it also creates
+    // the upload's staging and texel buffers (pinning host memory and allocating device memory
+    // cost more than the copy itself), which upload() then takes if the input matches.
+    // Throws GpuError like the passes would.
     void prepare(int order, const InputShape& input, std::optional<bool> cube_map);
 
     // upload(env) then project_resident(order).
