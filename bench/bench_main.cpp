@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "end_to_end.h"
 #include "gl_context.h"
 #include "gpu_projector.h"
 #include "image_io.h"
@@ -307,6 +308,8 @@ struct Args {
     bool cpu_only = false;
     int e2e_width = 8192;
     size_t copy_bytes = size_t(1) << 30;
+    bool quick = false, repeats_given = false;
+    bench::WholeProcessOptions whole;  // --whole-process DIR: only that section
 };
 
 Args parse_args(int argc, char** argv) {
@@ -320,6 +323,7 @@ Args parse_args(int argc, char** argv) {
             a.e2e_width = 2048;
             a.copy_bytes = size_t(1) << 26;
             a.cpu_scaling_size = 256;
+            a.quick = true;
         } else if (s == "--sizes") {
             a.sizes.clear();
             std::string v = next();
@@ -330,6 +334,7 @@ Args parse_args(int argc, char** argv) {
             }
         } else if (s == "--repeats") {
             a.repeats = std::max(1, std::stoi(next()));
+            a.repeats_given = true;
         } else if (s == "--cpu-max-size") {
             a.cpu_max_size = std::stoi(next());
         } else if (s == "--json") {
@@ -344,10 +349,22 @@ Args parse_args(int argc, char** argv) {
             a.cpu_only = true;
         } else if (s == "--e2e-width") {
             a.e2e_width = std::stoi(next());
+        } else if (s == "--whole-process") {
+            a.whole.dir = next();
+        } else if (s == "--tool") {
+            a.whole.tool = next();
+        } else if (s == "--sky-tool") {
+            a.whole.sky_tool = next();
+        } else if (s == "--cmgen") {
+            a.whole.cmgen = next();
+        } else if (s == "--grain") {
+            a.whole.grain = std::stod(next());
         } else {
             std::fprintf(stderr, "usage: bake-bench [--quick] [--sizes 256,512] [--repeats N] [--cpu-max-size N] "
                                  "[--json out.json] [--programs out.txt] [--variants] [--cpu-only] [--no-e2e] "
-                                 "[--e2e-width W]\n");
+                                 "[--e2e-width W]\n"
+                                 "       bake-bench --whole-process DIR [--quick] [--repeats N] [--json out.json] "
+                                 "[--tool bake-irradiance] [--sky-tool make-sample-sky] [--cmgen cmgen] [--grain G]\n");
             std::exit(2);
         }
     }
@@ -434,6 +451,15 @@ int main(int argc, char** argv) {
     const Args args = parse_args(argc, argv);
     nlohmann::json out;
     const unsigned hw_threads = std::max(1u, std::thread::hardware_concurrency());
+    if (!args.whole.dir.empty()) {  // whole processes only: no GL context in this process
+        bench::WholeProcessOptions w = args.whole;
+        w.quick = args.quick;
+        w.repeats = args.repeats_given ? args.repeats : 3;
+        const int rc = bench::run_whole_process(w, &out["whole_process"]);
+        std::ofstream(args.json_path) << out.dump(1) << "\n";
+        std::printf("wrote %s\n", args.json_path.c_str());
+        return rc;
+    }
     if (args.cpu_only) {
         out["cpu_threads"] = hw_threads;
         out["cpu_scaling"] = cpu_scaling(args.cpu_scaling_size, hw_threads);

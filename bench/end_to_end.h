@@ -1,0 +1,24 @@
+// The whole-process section of bake-bench (`--whole-process DIR`): bake-irradiance, its CPU path
+// and Filament's cmgen timed as a user runs them, one process per bake, fork..wait4.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace bench {
+
+struct WholeProcessOptions {
+    std::string dir;       // scratch: generated inputs, outputs, per-command logs
+    std::string tool;      // bake-irradiance; empty: next to this executable
+    std::string sky_tool;  // make-sample-sky; empty: next to this executable
+    std::string cmgen;     // empty: /usr/bin/cmgen if executable, else no cmgen column
+    int repeats = 3;       // timed runs per command, after one untimed warm-up
+    bool quick = false;    // small inputs (llvmpipe, CI smoke)
+    double grain = 0.02;   // make-sample-sky --grain: texel noise, so .hdr files are as dense as real ones
+};
+
+// Prints progress and the tables (the last of the output), fills *out; returns the exit code.
+int run_whole_process(const WholeProcessOptions& opt, nlohmann::json* out);
+
+}  // namespace bench
