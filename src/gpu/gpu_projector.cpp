@@ -97,7 +97,7 @@ constexpr int kWalshHadamardRoundings = 3;
 constexpr std::size_t kTreeSharedBytes = 32768;
 constexpr GLuint kMapGroupSize = 64;
 constexpr std::size_t kBytesPerTexel = 3 * sizeof(float);
-constexpr std::size_t kStagingBytes = std::size_t{64} << 20;
+constexpr std::size_t kStagingBytes = std::size_t{8} << 20;  // each of 2; pinning more costs a one-shot run more than it saves (bench/NOTES.md)
 
 bool fault_requested(const char* what) {
     const char* fault = std::getenv("BAKE_TEST_FAULT");
@@ -571,8 +571,8 @@ void GpuProjector::Impl::write(GlBuffer& buffer, std::size_t offset, const void*
 }
 
 void GpuProjector::Impl::ensure_staging() {
-    // Staging buffers sized to this upload (1 to 64 MiB): pinning host memory costs time, so a
-    // small input does not pay for 2 x 64 MiB. Grown (re-created) when a larger upload comes.
+    // Staging buffers sized to this upload (1 to 8 MiB): pinning host memory costs time, so a
+    // small input does not pay for 2 x 8 MiB. Grown (re-created) when a larger upload comes.
     const std::size_t mib = std::size_t{1} << 20;
     const std::size_t wanted = std::min(kStagingBytes, std::max(mib, ceil_div(upload_total, mib) * mib));
     if (staging[0] && staging_bytes < wanted) {

@@ -38,7 +38,7 @@ struct GpuTuning {
     // Texel buffers: BufferData = glBufferData(GL_STREAM_DRAW) + glBufferSubData (GL 4.3);
     // Storage = immutable glBufferStorage(GL_DYNAMIC_STORAGE_BIT) + glBufferSubData;
     // Staging = immutable device-only storage filled by glCopyBufferSubData from two persistently
-    // mapped 64 MiB staging buffers (parallel memcpy). Storage and Staging need GL 4.4 or
+    // mapped 8 MiB staging buffers (parallel memcpy). Storage and Staging need GL 4.4 or
     // ARB_buffer_storage, else BufferData is used.
     enum class Upload { BufferData, Storage, Staging } upload = Upload::Staging;
     unsigned upload_threads = 8;      // Staging: threads of the memcpy into the staging buffer
