@@ -373,7 +373,10 @@ LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels, PackedIm
     const long long height = static_cast<long long>(dw.max.y) - dw.min.y + 1;
     check_size(path, width, height, max_pixels);
 
-    Imf::InputFile file(path.c_str(), Imf::globalThreadCount());  // multi-part: part 0; tiled: level 0
+    // Multi-part: part 0; tiled: level 0. Line buffers (2 per "thread" given here, each a whole
+    // compressed block decoded: 256 lines for DWAB) come to one per pool thread: the decode keeps
+    // its speed, and an 8192x4096 DWAB bake ~100 MB less peak memory (bench/NOTES.md).
+    Imf::InputFile file(path.c_str(), std::max(1, Imf::globalThreadCount() / 2));
     const Imf::Header& header = file.header();
     if (header.dataWindow() != dw) input_error(path, "inconsistent header");
     if (!file.isComplete()) input_error(path, "truncated or incomplete file (some pixel data is missing)");
