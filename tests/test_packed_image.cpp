@@ -177,3 +177,42 @@ TEST_CASE("packed: RGBE expands as stb_image converts, and has nothing to clamp"
     CHECK(s.negative == 0);
     CHECK(s.nonfinite == 0);
 }
+
+TEST_CASE("packed: scans of many chunks count everything and report the first non-finite texel", "[packed]") {
+    // 1024 x 512 x 3 values: several of the scans' chunks. Negatives everywhere; non-finite values
+    // only late, so that the first one is not in the first chunk. Expected: a plain loop here.
+    Environment p;
+    p.layout = Layout::Equirect;
+    p.packed.encoding = TexelEncoding::Half;
+    p.packed.width = 1024;
+    p.packed.height = 512;
+    p.packed.bytes.resize(p.packed.pixel_count() * 6);
+    std::mt19937 rng(5);
+    const std::size_t values = p.packed.pixel_count() * 3;
+    std::size_t nonfinite = 0, negative = 0, first = 0;
+    float min_value = 0;
+    for (std::size_t i = 0; i < values; ++i) {
+        std::uint16_t bits = static_cast<std::uint16_t>(rng() % 0x7c00);  // finite, >= 0
+        if (rng() % 7 == 0) bits |= 0x8000;                                // negative (or -0)
+        if (i > 700000 && rng() % 50000 == 0) bits = rng() % 2 ? 0x7c00 : 0xfe00;  // Inf, NaN
+        std::memcpy(&p.packed.bytes[2 * i], &bits, 2);
+        const float v = half_to_float(bits);
+        if (!std::isfinite(v)) {
+            if (nonfinite++ == 0) first = i / 3;
+        } else if (v < 0) {
+            ++negative;
+            min_value = std::min(min_value, v);
+        }
+    }
+    REQUIRE(nonfinite > 3);
+    const std::string where = "row " + std::to_string(first / 1024) + ", column " + std::to_string(first % 1024);
+    Environment f = p;
+    expand_packed_texels(f);
+    for (const Environment* env : {&p, &f}) {
+        const TexelStats s = scan_texels(*env);
+        CHECK(s.nonfinite == nonfinite);
+        CHECK(s.first_nonfinite == where);
+        CHECK(s.negative == negative);
+        CHECK(s.min_value == min_value);
+    }
+}
