@@ -225,6 +225,25 @@ TEST_CASE("radiance_hdr: many bands, scanlines cut at every band edge, a scanlin
         }
 }
 
+TEST_CASE("radiance_hdr: a band does not grow past a bound for one padded scanline; stb streams it",
+          "[hdr]") {
+    // 70000 zero-count bytes in a 300-texel row: over 64 KiB, 16x the longest real scanline. A
+    // band that already holds it decodes it; a small band does not grow that far.
+    const std::string dir = fresh_dir("padded");
+    const int w = 300, h = 3;
+    RleOptions o;
+    o.zeros_at_row0 = 70000;
+    const std::string path = dir + "/padded.hdr";
+    bake::test::write_text(path, encode_rle(w, h, random_rgbe(w, h, 9), o));
+    std::vector<float> floats(static_cast<std::size_t>(w) * h * 3);
+    CHECK_FALSE(bake::decode_radiance_scanlines(path, w, h, RadianceTarget::Float, floats.data(), 2, 1000));
+    const std::vector<float> ref = stb_floats(path);
+    REQUIRE(!ref.empty());
+    REQUIRE(bake::decode_radiance_scanlines(path, w, h, RadianceTarget::Float, floats.data(), 2));
+    REQUIRE(same_bits(floats, ref));
+    REQUIRE(same_bits(bake::load_image(path).image.rgb, ref));
+}
+
 TEST_CASE("radiance_hdr: files the parallel decoder leaves to stb still load exactly as stb loads them",
           "[hdr]") {
     const std::string dir = fresh_dir("odd");

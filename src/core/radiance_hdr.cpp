@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -149,8 +150,9 @@ struct Band {
 
 // Fills `band` with `carry` (the previous band's incomplete tail) and the file's next bytes from
 // *offset, and finds the complete scanlines in it, at most rows_left. Grows the band when not one
-// scanline fits (zero-count dumps make a scanline arbitrarily long). False on a read error, on
-// data that is not new-style RLE, or when the file ends inside the band's first scanline.
+// scanline fits (zero-count dumps make a scanline arbitrarily long), within a bound. False on a
+// read error, on data that is not new-style RLE, on a scanline past the bound, or when the file
+// ends inside the band's first scanline.
 bool load_band(int fd, std::uint64_t& offset, Band& band, const std::uint8_t* carry, std::size_t carry_size,
                int first_row, int rows_left, int width, std::size_t band_bytes) {
     const std::size_t size = std::max(band_bytes, 2 * carry_size);
@@ -177,7 +179,12 @@ bool load_band(int fd, std::uint64_t& offset, Band& band, const std::uint8_t* ca
         band.consumed = at;
         if (!band.starts.empty()) return true;
         if (at_end) return false;  // truncated: stb reports it
-        band.bytes.resize(2 * band.bytes.size());
+        // Only zero-count dumps make a scanline longer than 4 + 4 (width + width / 128) bytes; one
+        // 16 times that (and over 64 KiB) is left to stb, which streams it, rather than held here.
+        const std::size_t longest = std::max<std::size_t>(
+            std::size_t{64} << 10, 16 * (4 + 4 * (static_cast<std::size_t>(width) + (static_cast<std::size_t>(width) + 127) / 128)));
+        if (band.size >= longest) return false;
+        band.bytes.resize(std::min(2 * band.bytes.size(), longest + 1));
     }
 }
 

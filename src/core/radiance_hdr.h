@@ -16,7 +16,8 @@ enum class RadianceTarget { Rgbe8, Float };
 // 8 <= W < 32768, every scanline new-style RLE) on `threads` threads (<= 0: all cores).
 // A cheap sequential pass finds where each scanline starts (its run and dump lengths), then the
 // scanlines are decoded in parallel, band by band, the next band read while this one decodes,
-// so that memory beyond `out` stays two bands whatever the file's size.
+// so that memory beyond `out` stays two bands whatever the file's size (a band grows for a
+// scanline longer than itself, up to 16 times the longest one without zero-count padding).
 //
 // `out` holds width * height texels of the target (4 bytes or 3 floats each), rows top to bottom.
 // Returns true when every texel was written, bit-identical to stb_image's decoding. Returns
