@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "bulk_allocator.h"
 #include "parallel.h"
 
 namespace bake {
@@ -141,7 +142,7 @@ void decode_scanline(const std::uint8_t* p, int width, std::uint8_t* rgbe) {
 
 // A stretch of the file's pixel data holding whole scanlines, and where each starts.
 struct Band {
-    std::vector<std::uint8_t> bytes;
+    std::vector<std::uint8_t, BulkAllocator<std::uint8_t>> bytes;  // kernel-zeroed, not memset
     std::size_t size = 0;               // bytes held
     std::vector<std::size_t> starts;    // offsets of the complete scanlines in bytes
     std::size_t consumed = 0;           // end of the last complete scanline
