@@ -158,7 +158,7 @@ bool load_band(int fd, std::uint64_t& offset, Band& band, const std::uint8_t* ca
                int first_row, int rows_left, int width, std::size_t band_bytes) {
     const std::size_t size = std::max(band_bytes, 2 * carry_size);
     if (band.bytes.size() < size) band.bytes.resize(size);
-    std::memmove(band.bytes.data(), carry, carry_size);
+    if (carry_size > 0) std::memmove(band.bytes.data(), carry, carry_size);  // (carry is null for the first band)
     band.size = carry_size;
     band.first_row = first_row;
     band.starts.clear();
