@@ -225,7 +225,7 @@ TEST_CASE("radiance_hdr: many bands, scanlines cut at every band edge, a scanlin
         }
 }
 
-TEST_CASE("radiance_hdr: a band does not grow past a bound for one padded scanline; stb streams it",
+TEST_CASE("radiance_hdr: a band does not grow past a bound for one padded scanline, which stb streams",
           "[hdr]") {
     // 70000 zero-count bytes in a 300-texel row: over 64 KiB, 16x the longest real scanline. A
     // band that already holds it decodes it; a small band does not grow that far.
