@@ -2,7 +2,11 @@
 // independent float64 references of tests/data/reference.
 #include <catch2/catch.hpp>
 
+#include <cstring>
+#include <random>
+
 #include "environment_loader.h"
+#include "packed_image.h"
 #include "projection.h"
 #include "test_support.h"
 #include "texel_policy.h"
@@ -185,4 +189,44 @@ TEST_CASE("the same smooth sky sampled as a cube and as an equirect gives the sa
     // The check has teeth: the same sky mirrored in X (a wrong face orientation, say) is far off.
     const Environment mirrored = make_cube_env(96, [](const Vec3& d) { return smooth_radiance({-d.x, d.y, d.z}); });
     CHECK(max_relative_error(project_sh_cpu(mirrored, 5).radiance, b) > 1e-2);
+}
+
+TEST_CASE("packed RGBE and half texels project to the bits of their float expansion", "[cpu][packed]") {
+    // Random texels of both encodings, odd widths, every thread count: expanding a row at a time
+    // inside the projection must give exactly the sums over the expanded image.
+    std::mt19937 rng(17);
+    for (const TexelEncoding encoding : {TexelEncoding::Rgbe8, TexelEncoding::Half})
+        for (const auto& size : {std::pair<int, int>{2, 1}, {302, 151}, {1000, 500}}) {
+            CAPTURE(encoding_name(encoding), size.first, size.second);
+            Environment packed;
+            packed.layout = Layout::Equirect;
+            packed.packed.encoding = encoding;
+            packed.packed.width = size.first;
+            packed.packed.height = size.second;
+            packed.packed.bytes.resize(packed.packed.pixel_count() * bytes_per_texel(encoding));
+            for (std::size_t i = 0; i < packed.packed.pixel_count(); ++i) {
+                std::uint8_t* t = &packed.packed.bytes[i * bytes_per_texel(encoding)];
+                if (encoding == TexelEncoding::Rgbe8) {
+                    for (int c = 0; c < 3; ++c) t[c] = static_cast<std::uint8_t>(rng());
+                    t[3] = rng() % 10 == 0 ? 0 : static_cast<std::uint8_t>(110 + rng() % 40);
+                } else {
+                    for (int c = 0; c < 3; ++c) {
+                        const std::uint16_t bits = static_cast<std::uint16_t>(rng() % 0x7c00);  // finite, >= 0
+                        std::memcpy(t + 2 * c, &bits, 2);
+                    }
+                }
+            }
+            Environment expanded = packed;
+            expand_packed_texels(expanded);
+            REQUIRE(packed.is_packed());
+            REQUIRE_FALSE(expanded.is_packed());
+            for (int order : {3, 5})
+                for (int threads : {1, 3, 0}) {
+                    const Projection a = project_sh_cpu(packed, order, threads), b = project_sh_cpu(expanded, order, threads);
+                    CHECK(a.solid_angle_sum == b.solid_angle_sum);
+                    for (int k = 0; k < sh_count(order); ++k)
+                        for (int c = 0; c < 3; ++c)
+                            CHECK(a.radiance.rgb[static_cast<size_t>(k)][c] == b.radiance.rgb[static_cast<size_t>(k)][c]);
+                }
+        }
 }

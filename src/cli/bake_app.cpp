@@ -236,9 +236,6 @@ private:
     int job_count_ = 0;
     std::optional<GpuPath> gpu_;
     GoldenTolerance golden_tol_;
-    // Loads keep an equirect image's texels packed (RGBE, half) while the GPU path may take
-    // them; read by decoding threads, cleared when the GPU is out of the picture.
-    std::atomic<bool> packed_loads_{false};
 };
 
 std::vector<Job> App::plan_jobs() const {
@@ -329,7 +326,7 @@ Loaded App::load(const Job& job) const {
     LoadOptions lo;
     lo.max_pixels = o_.max_pixels;
     if (!o_.layout.empty()) lo.layout = parse_layout(o_.layout);
-    lo.packed = packed_loads_.load();
+    lo.packed = true;  // RGBE / half texels stay packed: both paths read them so (1/3, 1/2 the memory)
 
     Loaded l;
     Environment& env = l.env;
@@ -390,7 +387,6 @@ void App::open_gpu() {
         }
         gpu_ = std::move(gpu);
     } catch (const GpuError& e) {
-        packed_loads_ = false;
         if (o_.device == "gpu" || o_.compare) throw;
         if (!o_.quiet) print_line(std::string("notice: no usable OpenGL 4.3 context (") + e.what() + "); using the CPU path");
     }
@@ -428,7 +424,6 @@ void App::fall_back_to_cpu(const Job& job, const GpuError& e) {
         print_line(std::string("notice: ") + (batch_ ? job.label + ": " : "") + "GPU path failed (" + e.what() +
                    "); using the CPU path");
     gpu_.reset();
-    packed_loads_ = false;
 }
 
 void App::print_comparison(const ShComparison& cmp, const Projection& gpu, const Projection& cpu) {
@@ -509,7 +504,6 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
     rep.path = use_gpu ? "gpu" : "cpu";
     if (!use_gpu) {
         const Clock::time_point t0 = Clock::now();
-        expand_packed_texels(env, o_.threads);
         result = project_sh_cpu(env, o_.order, o_.threads);
         rep.timings.project = ms_since(t0);
         record.computed_by = "cpu";
@@ -521,7 +515,6 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
     if (o_.compare) {
         progress_.stage(job.index, job_count_, job.label, "compare");
         const Projection gpu_result = use_gpu ? result : gpu_->projector->project(env, o_.order);
-        expand_packed_texels(env, o_.threads);  // the CPU path reads floats (the exact expansion)
         const Projection cpu_result = use_gpu ? project_sh_cpu(env, o_.order, o_.threads) : result;
         const ShComparison cmp = compare_sh(gpu_result.radiance, cpu_result.radiance);
         print_comparison(cmp, gpu_result, cpu_result);
@@ -744,7 +737,6 @@ int App::run() {
         for (size_t i = current; i < jobs.size() && i <= current + static_cast<size_t>(o_.jobs); ++i) launch(i);
     };
     const bool gpu_wanted = o_.device != "cpu" || o_.compare;
-    packed_loads_ = o_.device != "cpu";
     if (gpu_wanted && !jobs.empty()) launch(0);
     try {
         open_gpu();  // one context and one set of compiled shaders for every input

@@ -72,6 +72,15 @@ Image expand_packed(const PackedImage& packed, int threads) {
     return out;
 }
 
+void expand_packed_row(const PackedImage& packed, int row, float* out) {
+    const std::size_t width = static_cast<std::size_t>(packed.width), first = static_cast<std::size_t>(row) * width;
+    if (packed.encoding == TexelEncoding::Rgbe8) {
+        rgbe_to_float(packed.bytes.data() + 4 * first, out, width);
+    } else {
+        for (std::size_t i = 0; i < 3 * width; ++i) out[i] = half_to_float(half_at(packed, 3 * first + i));
+    }
+}
+
 PackedTexelStats scan_packed(const PackedImage& p) {
     PackedTexelStats s;
     if (p.encoding != TexelEncoding::Half) return s;  // RGBE: every value is finite and >= 0

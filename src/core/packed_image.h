@@ -37,6 +37,9 @@ float half_to_float(std::uint16_t bits);
 // directly (threads <= 0: all cores).
 Image expand_packed(const PackedImage& packed, int threads = 0);
 
+// Row `row` of the packed image as RGB float (width * 3 values), the same bits as expand_packed.
+void expand_packed_row(const PackedImage& packed, int row, float* out);
+
 // Texel policies on packed texels, the same as on their float expansion (texel_policy.h).
 // RGBE has no negative or non-finite values; halves may have both.
 struct PackedTexelStats {

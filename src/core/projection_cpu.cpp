@@ -5,6 +5,7 @@
 
 #include "cube_map.h"
 #include "equirect.h"
+#include "packed_image.h"
 #include "parallel.h"
 #include "projection.h"
 
@@ -19,8 +20,8 @@ constexpr int kBlockTexels = 4096;
 // The source's texels as rows: cube faces stacked (+X rows first), or the equirect rows.
 struct TexelRows {
     const Environment& env;
-    int row_count() const { return env.is_cube() ? 6 * env.cube.size : env.equirect.height; }
-    int row_length() const { return env.is_cube() ? env.cube.size : env.equirect.width; }
+    int row_count() const { return env.is_cube() ? 6 * env.cube.size : env.height(); }
+    int row_length() const { return env.is_cube() ? env.cube.size : env.width(); }
 };
 
 // Adds one texel's weighted contribution: acc[3k + c] for coefficient k and channel c, then
@@ -69,16 +70,16 @@ void accumulate_cube_row(const Environment& env, int order, int global_row, doub
     }
 }
 
-// One equirect row; cos/sin of each column's azimuth come from a table shared by all rows.
-void accumulate_equirect_row(const Environment& env, const std::vector<double>& cos_sin_phi, int order, int row,
-                             double* acc) {
-    const Image& img = env.equirect;
-    const double omega = equirect_row_solid_angle(row, img.width, img.height);
-    const Vec3 meridian = equirect_direction(0.5, (row + 0.5) / img.height);  // phi = 0: (sin t, cos t, 0)
+// One equirect row (`texels`: its width RGB floats); cos/sin of each column's azimuth come from a
+// table shared by all rows.
+void accumulate_equirect_row(const float* texels, int width, int height, const std::vector<double>& cos_sin_phi,
+                             int order, int row, double* acc) {
+    const double omega = equirect_row_solid_angle(row, width, height);
+    const Vec3 meridian = equirect_direction(0.5, (row + 0.5) / height);  // phi = 0: (sin t, cos t, 0)
     const double sin_theta = meridian.x, cos_theta = meridian.y;
-    for (int col = 0; col < img.width; ++col) {
+    for (int col = 0; col < width; ++col) {
         const double cp = cos_sin_phi[2 * static_cast<size_t>(col)], sp = cos_sin_phi[2 * static_cast<size_t>(col) + 1];
-        accumulate_texel(order, img.at(row, col), sin_theta * cp, cos_theta, sin_theta * sp, omega, acc);
+        accumulate_texel(order, texels + 3 * static_cast<size_t>(col), sin_theta * cp, cos_theta, sin_theta * sp, omega, acc);
     }
 }
 
@@ -94,7 +95,7 @@ Projection project_sh_cpu(const Environment& env, int order, int threads) {
 
     std::vector<double> cos_sin_phi;
     if (!env.is_cube()) {
-        const int w = env.equirect.width;
+        const int w = env.width();
         for (int col = 0; col < w; ++col) {
             const Vec3 d = equirect_direction((col + 0.5) / w, 0.5);  // the equator: (cos phi, 0, sin phi)
             cos_sin_phi.push_back(d.x);
@@ -109,9 +110,18 @@ Projection project_sh_cpu(const Environment& env, int order, int threads) {
         // made two threads slower than one (false sharing).
         double acc[3 * kMaxShCount + 1] = {};
         const int end = std::min(row_count, (b + 1) * rows_per_block);
+        // Packed texels (RGBE, half) are expanded a row at a time, to the bits expand_packed
+        // gives: the same sums as over the float image, without holding it.
+        std::vector<float> row_texels(env.is_packed() ? 3 * static_cast<size_t>(env.width()) : 0);
         for (int r = b * rows_per_block; r < end; ++r) {
-            if (env.is_cube()) accumulate_cube_row(env, order, r, acc);
-            else accumulate_equirect_row(env, cos_sin_phi, order, r, acc);
+            if (env.is_cube()) {
+                accumulate_cube_row(env, order, r, acc);
+            } else if (env.is_packed()) {
+                expand_packed_row(env.packed, r, row_texels.data());
+                accumulate_equirect_row(row_texels.data(), env.width(), env.height(), cos_sin_phi, order, r, acc);
+            } else {
+                accumulate_equirect_row(env.equirect.at(r, 0), env.width(), env.height(), cos_sin_phi, order, r, acc);
+            }
         }
         std::copy(acc, acc + stride, &partial[static_cast<size_t>(b) * stride]);
     });
