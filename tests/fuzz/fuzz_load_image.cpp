@@ -1,6 +1,7 @@
 // libFuzzer harness: HDR/EXR loading and layout detection (bake::load_environment).
 //
-// The first byte picks the file type (even: .exr, odd: .hdr); the rest is the file's content,
+// The first byte picks the file type (bit 0: .hdr, else .exr) and whether texels stay packed as
+// the GPU path loads them (bit 1: RGBE / half, then expanded); the rest is the file's content,
 // written to a temporary file because both decoders read from a path. The only acceptable way to
 // fail is bake::InputError; any other exception escapes and libFuzzer reports it, as it does
 // crashes, hangs, leaks and ASan/UBSan findings. A small pixel limit keeps each run fast.
@@ -40,10 +41,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         bake::LoadOptions options;
         options.max_pixels = std::uint64_t{1} << 20;
+        options.packed = (data[0] & 2) != 0;
         bake::Environment env = bake::load_environment(path, options);
         // What the CLI does next with a loaded environment: inspect every texel.
         const bake::TexelStats stats = bake::scan_texels(env);
         if (stats.nonfinite > 0) bake::zero_nonfinite(env);
+        if (env.is_packed()) bake::expand_packed_texels(env);
     } catch (const bake::InputError&) {
         // the documented way to refuse a file
     }

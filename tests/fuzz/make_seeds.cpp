@@ -128,8 +128,11 @@ int main(int argc, char** argv) {
     seed(img_dir, "exr_half_y_only_8x4", '\0', tmp_exr);
     write_half_exr(tmp_exr, 8, 4, {"R", "G", "B"}, Imf::ZIPS_COMPRESSION, true);  // tiled, mip levels
     seed(img_dir, "exr_half_tiled_mip_8x4", '\0', tmp_exr);
-    write_hdr(tmp_hdr, 16, 8);  // width >= 8: run-length encoded scanlines
+    write_half_exr(tmp_exr, 8, 4, {"R", "G", "B"}, Imf::DWAB_COMPRESSION, false);  // half RGB, kept packed
+    seed(img_dir, "exr_half_dwab_equirect_8x4_packed", '\2', tmp_exr);
+    write_hdr(tmp_hdr, 16, 8);  // width >= 8: run-length encoded scanlines (the parallel decoder)
     seed(img_dir, "hdr_rle_16x8", '\1', tmp_hdr);
+    seed(img_dir, "hdr_rle_16x8_packed", '\3', tmp_hdr);  // ... kept as RGBE
     write_hdr(tmp_hdr, 4, 2);  // width < 8: flat
     seed(img_dir, "hdr_flat_4x2", '\1', tmp_hdr);
     write_hdr(tmp_hdr, 3, 4);  // 3:4 vertical cross of 1x1 faces
