@@ -355,6 +355,17 @@ void check_all_tiles_present(const std::string& path) {
     }
 }
 
+// R, G, B slices of `type` interleaved in `base` (`channel_bytes` apart, 3 to a texel), for
+// reading the data window `dw` straight into it.
+Imf::FrameBuffer interleaved_rgb(Imf::PixelType type, char* base, std::size_t channel_bytes, const Imath::Box2i& dw) {
+    const std::size_t xs = 3 * channel_bytes, ys = xs * static_cast<std::size_t>(dw.max.x - dw.min.x + 1);
+    Imf::FrameBuffer fb;
+    fb.insert("R", Imf::Slice::Make(type, base + 0 * channel_bytes, dw, xs, ys));
+    fb.insert("G", Imf::Slice::Make(type, base + 1 * channel_bytes, dw, xs, ys));
+    fb.insert("B", Imf::Slice::Make(type, base + 2 * channel_bytes, dw, xs, ys));
+    return fb;
+}
+
 // half_out: when given and the file's R, G and B are all half, they are read into it as they
 // are (6 bytes a texel; no conversion) and the returned image stays empty.
 LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels, PackedImage* half_out = nullptr) {
@@ -402,13 +413,7 @@ LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels, PackedIm
         p.width = static_cast<int>(width);
         p.height = static_cast<int>(height);
         p.bytes.resize(p.pixel_count() * 6);  // zeros: absent channels read as 0
-        char* half_base = reinterpret_cast<char*>(p.bytes.data());
-        const std::size_t hxs = 6, hys = hxs * static_cast<std::size_t>(width);
-        Imf::FrameBuffer fb;
-        fb.insert("R", Imf::Slice::Make(Imf::HALF, half_base + 0, dw, hxs, hys));
-        fb.insert("G", Imf::Slice::Make(Imf::HALF, half_base + 2, dw, hxs, hys));
-        fb.insert("B", Imf::Slice::Make(Imf::HALF, half_base + 4, dw, hxs, hys));
-        file.setFrameBuffer(fb);
+        file.setFrameBuffer(interleaved_rgb(Imf::HALF, reinterpret_cast<char*>(p.bytes.data()), 2, dw));
         file.readPixels(dw.min.y, dw.max.y);
         return out;
     }
@@ -419,11 +424,7 @@ LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels, PackedIm
     if (has_r || has_g || has_b) {
         // Read straight into the interleaved buffer; OpenEXR converts half/uint to float.
         // A missing one of R/G/B reads as 0.
-        Imf::FrameBuffer fb;
-        fb.insert("R", Imf::Slice::Make(Imf::FLOAT, base + 0, dw, xs, ys));
-        fb.insert("G", Imf::Slice::Make(Imf::FLOAT, base + 1, dw, xs, ys));
-        fb.insert("B", Imf::Slice::Make(Imf::FLOAT, base + 2, dw, xs, ys));
-        file.setFrameBuffer(fb);
+        file.setFrameBuffer(interleaved_rgb(Imf::FLOAT, reinterpret_cast<char*>(base), sizeof(float), dw));
         file.readPixels(dw.min.y, dw.max.y);
     } else if (has_y && has_chroma) {
         // Luminance/chroma (sub-sampled RY, BY): only RgbaInputFile reconstructs RGB, in half.
