@@ -457,40 +457,6 @@ TEST_CASE("GPU failures: forced faults give GpuError with a clear line", "[gpu][
     SECTION("unsupported order") { CHECK_THROWS_AS(gpu->projector->project(env, 6), GpuError); }
 }
 
-namespace {
-
-// Random packed lat-long texels: RGBE with exponents in [100, 160] (values ~2^-36..2^24) and
-// some all-zero texels; or any finite half, negative and subnormal ones included.
-Environment random_packed_equirect(int w, int h, TexelEncoding encoding, unsigned seed) {
-    std::mt19937 rng(seed);
-    Environment env;
-    env.layout = Layout::Equirect;
-    env.packed.encoding = encoding;
-    env.packed.width = w;
-    env.packed.height = h;
-    env.packed.bytes.resize(env.packed.pixel_count() * bytes_per_texel(encoding));
-    std::uniform_int_distribution<int> byte(0, 255), exponent(100, 160), one_in(0, 19);
-    if (encoding == TexelEncoding::Rgbe8) {
-        for (std::size_t i = 0; i < env.packed.pixel_count(); ++i) {
-            std::uint8_t* t = &env.packed.bytes[4 * i];
-            const bool zero = one_in(rng) == 0;
-            for (int c = 0; c < 3; ++c) t[c] = zero ? 0 : static_cast<std::uint8_t>(byte(rng));
-            t[3] = zero ? 0 : static_cast<std::uint8_t>(exponent(rng));
-        }
-    } else {
-        std::uniform_int_distribution<int> bits(0, 0xffff);
-        for (std::size_t i = 0; i < env.packed.pixel_count() * 3; ++i) {
-            std::uint16_t v;
-            do v = static_cast<std::uint16_t>(bits(rng));
-            while ((v & 0x7c00) == 0x7c00);  // finite only
-            std::memcpy(&env.packed.bytes[2 * i], &v, 2);
-        }
-    }
-    return env;
-}
-
-}  // namespace
-
 TEST_CASE("GPU projection: packed RGBE and half texels give the bits of their float expansion", "[gpu][packed]") {
     auto gpu = open_gpu();
     if (!gpu) return;
@@ -500,7 +466,7 @@ TEST_CASE("GPU projection: packed RGBE and half texels give the bits of their fl
         for (const auto& size : sizes)
             for (std::size_t tile : {std::size_t{0}, std::size_t{3 * 4096}}) {
                 CAPTURE(encoding_name(encoding), size[0], size[1], tile);
-                const Environment packed = random_packed_equirect(size[0], size[1], encoding, 7u + static_cast<unsigned>(size[0]));
+                const Environment packed = bake::test::random_packed_equirect(size[0], size[1], encoding, 7u + static_cast<unsigned>(size[0]));
                 Environment expanded = packed;
                 expand_packed_texels(expanded);
                 REQUIRE(packed.is_packed());

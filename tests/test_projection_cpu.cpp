@@ -2,9 +2,6 @@
 // independent float64 references of tests/data/reference.
 #include <catch2/catch.hpp>
 
-#include <cstring>
-#include <random>
-
 #include "environment_loader.h"
 #include "packed_image.h"
 #include "projection.h"
@@ -194,28 +191,10 @@ TEST_CASE("the same smooth sky sampled as a cube and as an equirect gives the sa
 TEST_CASE("packed RGBE and half texels project to the bits of their float expansion", "[cpu][packed]") {
     // Random texels of both encodings, odd widths, every thread count: expanding a row at a time
     // inside the projection must give exactly the sums over the expanded image.
-    std::mt19937 rng(17);
     for (const TexelEncoding encoding : {TexelEncoding::Rgbe8, TexelEncoding::Half})
         for (const auto& size : {std::pair<int, int>{2, 1}, {302, 151}, {1000, 500}}) {
             CAPTURE(encoding_name(encoding), size.first, size.second);
-            Environment packed;
-            packed.layout = Layout::Equirect;
-            packed.packed.encoding = encoding;
-            packed.packed.width = size.first;
-            packed.packed.height = size.second;
-            packed.packed.bytes.resize(packed.packed.pixel_count() * bytes_per_texel(encoding));
-            for (std::size_t i = 0; i < packed.packed.pixel_count(); ++i) {
-                std::uint8_t* t = &packed.packed.bytes[i * bytes_per_texel(encoding)];
-                if (encoding == TexelEncoding::Rgbe8) {
-                    for (int c = 0; c < 3; ++c) t[c] = static_cast<std::uint8_t>(rng());
-                    t[3] = rng() % 10 == 0 ? 0 : static_cast<std::uint8_t>(110 + rng() % 40);
-                } else {
-                    for (int c = 0; c < 3; ++c) {
-                        const std::uint16_t bits = static_cast<std::uint16_t>(rng() % 0x7c00);  // finite, >= 0
-                        std::memcpy(t + 2 * c, &bits, 2);
-                    }
-                }
-            }
+            const Environment packed = random_packed_equirect(size.first, size.second, encoding, 17);
             Environment expanded = packed;
             expand_packed_texels(expanded);
             REQUIRE(packed.is_packed());

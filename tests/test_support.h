@@ -1,6 +1,8 @@
 #pragma once
 // Helpers shared by the tests: synthetic environments and the error measure of the issues.
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <random>
@@ -12,6 +14,7 @@
 #include "cube_map.h"
 #include "equirect.h"
 #include "layout.h"
+#include "packed_image.h"
 #include "sh.h"
 
 namespace bake::test {
@@ -57,6 +60,37 @@ inline Environment make_random_cube_env(int n, unsigned seed, float lo = 0.0f, f
 }
 
 // A smooth, positive, non-symmetric radiance: a soft "sky" with a broad warm lobe.
+// Random packed lat-long texels: RGBE with exponents in [100, 160] (values ~2^-36..2^24) and
+// some all-zero texels; or any finite half, negative and subnormal ones included.
+inline Environment random_packed_equirect(int w, int h, TexelEncoding encoding, unsigned seed) {
+    std::mt19937 rng(seed);
+    Environment env;
+    env.layout = Layout::Equirect;
+    env.packed.encoding = encoding;
+    env.packed.width = w;
+    env.packed.height = h;
+    env.packed.bytes.resize(env.packed.pixel_count() * bytes_per_texel(encoding));
+    std::uniform_int_distribution<int> byte(0, 255), exponent(100, 160), one_in(0, 19);
+    if (encoding == TexelEncoding::Rgbe8) {
+        for (std::size_t i = 0; i < env.packed.pixel_count(); ++i) {
+            std::uint8_t* t = &env.packed.bytes[4 * i];
+            const bool zero = one_in(rng) == 0;
+            for (int c = 0; c < 3; ++c) t[c] = zero ? 0 : static_cast<std::uint8_t>(byte(rng));
+            t[3] = zero ? 0 : static_cast<std::uint8_t>(exponent(rng));
+        }
+    } else {
+        std::uniform_int_distribution<int> bits(0, 0xffff);
+        for (std::size_t i = 0; i < env.packed.pixel_count() * 3; ++i) {
+            std::uint16_t v;
+            do v = static_cast<std::uint16_t>(bits(rng));
+            while ((v & 0x7c00) == 0x7c00);  // finite only
+            std::memcpy(&env.packed.bytes[2 * i], &v, 2);
+        }
+    }
+    return env;
+}
+
+
 inline Rgb smooth_radiance(const Vec3& d) {
     const double lobe = std::exp(2.0 * (0.3 * d.x + 0.8 * d.y - 0.5 * d.z) - 2.0);
     return {1.0 + 0.5 * d.y + 3.0 * lobe, 0.8 + 0.3 * d.x + 2.0 * lobe, 0.6 - 0.2 * d.z + 1.0 * lobe};
