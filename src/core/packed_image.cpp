@@ -82,34 +82,9 @@ void expand_packed_row(const PackedImage& packed, int row, float* out) {
 }
 
 PackedTexelStats scan_packed(const PackedImage& p) {
-    PackedTexelStats s;
-    if (p.encoding != TexelEncoding::Half) return s;  // RGBE: every value is finite and >= 0
-    // On all cores, in chunks merged in order (the first non-finite texel stays the first).
-    const std::size_t values = p.pixel_count() * 3;
-    constexpr std::size_t kChunk = std::size_t{1} << 18;  // values a task
-    const int chunks = static_cast<int>((values + kChunk - 1) / kChunk);
-    std::vector<PackedTexelStats> parts(static_cast<std::size_t>(chunks));
-    parallel_for(chunks, resolve_threads(0, chunks), [&](int c) {
-        PackedTexelStats& q = parts[static_cast<std::size_t>(c)];
-        const std::size_t end = std::min(values, (static_cast<std::size_t>(c) + 1) * kChunk);
-        for (std::size_t i = static_cast<std::size_t>(c) * kChunk; i < end; ++i) {
-            const std::uint16_t bits = half_at(p, i);
-            if (!(bits & kHalfSign) && !half_nonfinite(bits)) continue;  // the common case
-            if (half_nonfinite(bits)) {
-                if (q.nonfinite++ == 0) q.first_nonfinite_texel = i / 3;
-            } else if (half_below_zero(bits)) {
-                ++q.negative;
-                q.min_value = std::min(q.min_value, half_to_float(bits));
-            }
-        }
-    });
-    for (const PackedTexelStats& q : parts) {
-        if (s.nonfinite == 0 && q.nonfinite > 0) s.first_nonfinite_texel = q.first_nonfinite_texel;
-        s.nonfinite += q.nonfinite;
-        s.negative += q.negative;
-        s.min_value = std::min(s.min_value, q.min_value);
-    }
-    return s;
+    if (p.encoding != TexelEncoding::Half) return {};  // RGBE: every value is finite and >= 0
+    // half -> float is exact, and keeps what is non-finite and what is below zero.
+    return scan_channel_values(p.pixel_count() * 3, [&](std::size_t i) { return half_to_float(half_at(p, i)); });
 }
 
 std::size_t zero_nonfinite(PackedImage& packed) { return zero_halves(packed, half_nonfinite); }

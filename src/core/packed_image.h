@@ -1,10 +1,13 @@
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "bulk_allocator.h"
 #include "image.h"
+#include "parallel.h"
 
 namespace bake {
 
@@ -49,6 +52,36 @@ struct PackedTexelStats {
     float min_value = 0;
 };
 PackedTexelStats scan_packed(const PackedImage& packed);
+
+// The same counts over `values` channel values value_at(i) (floats; texel = i / 3), on all cores
+// in chunks merged in order, so that the first non-finite texel stays the first.
+template <typename ValueAt>
+PackedTexelStats scan_channel_values(std::size_t values, const ValueAt& value_at) {
+    constexpr std::size_t kChunk = std::size_t{1} << 18;  // values a task
+    const int chunks = static_cast<int>((values + kChunk - 1) / kChunk);
+    std::vector<PackedTexelStats> parts(static_cast<std::size_t>(chunks));
+    parallel_for(chunks, resolve_threads(0, chunks), [&](int c) {
+        PackedTexelStats& q = parts[static_cast<std::size_t>(c)];
+        const std::size_t end = std::min(values, (static_cast<std::size_t>(c) + 1) * kChunk);
+        for (std::size_t i = static_cast<std::size_t>(c) * kChunk; i < end; ++i) {
+            const float v = value_at(i);
+            if (!std::isfinite(v)) {
+                if (q.nonfinite++ == 0) q.first_nonfinite_texel = i / 3;
+            } else if (v < 0.0f) {
+                ++q.negative;
+                q.min_value = std::min(q.min_value, v);
+            }
+        }
+    });
+    PackedTexelStats s;
+    for (const PackedTexelStats& q : parts) {
+        if (s.nonfinite == 0 && q.nonfinite > 0) s.first_nonfinite_texel = q.first_nonfinite_texel;
+        s.nonfinite += q.nonfinite;
+        s.negative += q.negative;
+        s.min_value = std::min(s.min_value, q.min_value);
+    }
+    return s;
+}
 std::size_t zero_nonfinite(PackedImage& packed);
 std::size_t clamp_negative(PackedImage& packed);
 

@@ -46,39 +46,16 @@ TexelStats scan_texels(const Environment& env) {
         }
         return s;
     }
-    // On all cores, in chunks merged in order (the first non-finite value stays the first).
-    struct Part {
-        std::size_t nonfinite = 0, first = 0, negative = 0;
-        float min_value = 0;
-    };
     for_each_image(env, [&](const Image& img, const std::string& where) {
-        constexpr std::size_t kChunk = std::size_t{1} << 18;  // values a task
-        const std::size_t values = img.rgb.size();
-        const int chunks = static_cast<int>((values + kChunk - 1) / kChunk);
-        std::vector<Part> parts(static_cast<std::size_t>(chunks));
-        parallel_for(chunks, resolve_threads(0, chunks), [&](int c) {
-            Part& q = parts[static_cast<std::size_t>(c)];
-            const std::size_t end = std::min(values, (static_cast<std::size_t>(c) + 1) * kChunk);
-            for (std::size_t i = static_cast<std::size_t>(c) * kChunk; i < end; ++i) {
-                const float v = img.rgb[i];
-                if (!std::isfinite(v)) {
-                    if (q.nonfinite++ == 0) q.first = i;
-                } else if (v < 0.0f) {
-                    ++q.negative;
-                    if (v < q.min_value) q.min_value = v;
-                }
-            }
-        });
-        for (const Part& q : parts) {
-            if (s.nonfinite == 0 && q.nonfinite > 0) {
-                const std::size_t px = q.first / 3;
-                s.first_nonfinite = where + "row " + std::to_string(px / static_cast<std::size_t>(img.width)) +
-                                    ", column " + std::to_string(px % static_cast<std::size_t>(img.width));
-            }
-            s.nonfinite += q.nonfinite;
-            s.negative += q.negative;
-            s.min_value = std::min(s.min_value, q.min_value);
+        const PackedTexelStats q = scan_channel_values(img.rgb.size(), [&](std::size_t i) { return img.rgb[i]; });
+        if (s.nonfinite == 0 && q.nonfinite > 0) {
+            const std::size_t w = static_cast<std::size_t>(img.width);
+            s.first_nonfinite = where + "row " + std::to_string(q.first_nonfinite_texel / w) + ", column " +
+                                std::to_string(q.first_nonfinite_texel % w);
         }
+        s.nonfinite += q.nonfinite;
+        s.negative += q.negative;
+        s.min_value = std::min(s.min_value, q.min_value);
     });
     return s;
 }
