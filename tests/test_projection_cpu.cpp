@@ -11,30 +11,6 @@
 using namespace bake;
 using namespace bake::test;
 
-namespace {
-
-// Exact irradiance of the discrete environment: sum over texels of L * Omega * max(0, n . d).
-Rgb brute_force_irradiance(const Environment& env, const Vec3& n) {
-    Rgb e{0, 0, 0};
-    for_each_texel(env, [&](const float* px, const Vec3& d, double omega) {
-        const double w = omega * std::max(0.0, dot(n, d));
-        for (int c = 0; c < 3; ++c) e[c] += px[c] * w;
-    });
-    return e;
-}
-
-std::vector<Vec3> fibonacci_sphere(int count) {
-    std::vector<Vec3> pts;
-    const double golden = kPi * (3 - std::sqrt(5.0));
-    for (int i = 0; i < count; ++i) {
-        const double y = 1 - 2 * (i + 0.5) / count, r = std::sqrt(1 - y * y);
-        pts.push_back({r * std::cos(golden * i), y, r * std::sin(golden * i)});
-    }
-    return pts;
-}
-
-}  // namespace
-
 TEST_CASE("constant radiance: L00 = sqrt(4 pi) c and irradiance pi c everywhere", "[cpu]") {
     const double c = 1.75;
     for (bool cube : {true, false}) {

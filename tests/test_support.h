@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the tests: synthetic environments and the error measure of the issues.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -114,6 +115,27 @@ void for_each_texel(const Environment& env, const Fn& fn) {
                 fn(img.at(r, c), equirect_texel_direction(r, c, img.width, img.height),
                    equirect_row_solid_angle(r, img.width, img.height));
     }
+}
+
+// Exact irradiance of the discrete environment: sum over texels of L * Omega * max(0, n . d).
+inline Rgb brute_force_irradiance(const Environment& env, const Vec3& n) {
+    Rgb e{0, 0, 0};
+    for_each_texel(env, [&](const float* px, const Vec3& d, double omega) {
+        const double w = omega * std::max(0.0, dot(n, d));
+        for (int c = 0; c < 3; ++c) e[c] += px[c] * w;
+    });
+    return e;
+}
+
+// The reference JSONs' normals: k = 0..N-1, y = 1 - (2k+1)/N, phi = k pi (3 - sqrt 5).
+inline std::vector<Vec3> fibonacci_sphere(int count) {
+    std::vector<Vec3> pts;
+    const double golden = kPi * (3 - std::sqrt(5.0));
+    for (int i = 0; i < count; ++i) {
+        const double y = 1 - 2 * (i + 0.5) / count, r = std::sqrt(1 - y * y);
+        pts.push_back({r * std::cos(golden * i), y, r * std::sin(golden * i)});
+    }
+    return pts;
 }
 
 // max over k, c of |a - ref| / ||ref channel c||: the error measure of the issues.

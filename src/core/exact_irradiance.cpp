@@ -1,0 +1,228 @@
+#include "exact_irradiance.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cube_map.h"
+#include "equirect.h"
+#include "packed_image.h"
+#include "parallel.h"
+
+namespace bake {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr int kV = IrradianceCells::kValuesPerCell;
+
+double angle_between(const Vec3& a, const Vec3& b) {
+    const Vec3 c{a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+    return std::atan2(length(c), dot(a, b));
+}
+
+// Adds L * Omega * d of one texel to its cell's positive or negative moments.
+inline void add_texel(const float* texel, double omega, const Vec3& d, double* cell) {
+    for (int c = 0; c < 3; ++c) {
+        const double w = static_cast<double>(texel[c]) * omega;
+        double* m = cell + 6 * c + (w < 0 ? 3 : 0);
+        const double a = std::fabs(w);
+        m[0] += a * d.x;
+        m[1] += a * d.y;
+        m[2] += a * d.z;
+    }
+}
+
+int cells_along(int texels, int block) { return (texels + block - 1) / block; }
+
+// D for lat-long cells: two centres of rows [r0, r1) and columns at most `span` apart are joined
+// by a path along a parallel (sin(theta) * dphi, at most the largest sin in the rows) and a
+// meridian (dtheta), which is no shorter than the great circle.
+double equirect_cell_diameter(int width, int height, int block) {
+    const int span = std::min(block, width);
+    const double dphi = std::min(kPi, 2.0 * kPi * (span - 1) / width);
+    double worst = 0;
+    for (int r0 = 0; r0 < height; r0 += block) {
+        const int r1 = std::min(height, r0 + block);
+        double max_sin = 0;
+        for (int r = r0; r < r1; ++r) max_sin = std::max(max_sin, std::sin(kPi * (r + 0.5) / height));
+        worst = std::max(worst, kPi * (r1 - r0 - 1) / height + max_sin * dphi);
+    }
+    return std::min(worst, kPi);
+}
+
+// D for cube cells: a face maps straight lines to great circles, so the texel centres of a
+// rectangle of texels span a geodesically convex region whose diameter joins two corners.
+double cube_cell_diameter(int n, int block) {
+    double worst = 0;
+    for (int r0 = 0; r0 < n; r0 += block)
+        for (int c0 = 0; c0 < n; c0 += block) {
+            const int r1 = std::min(n, r0 + block) - 1, c1 = std::min(n, c0 + block) - 1;
+            const Vec3 corners[4] = {cube_texel_direction(0, r0, c0, n), cube_texel_direction(0, r0, c1, n),
+                                     cube_texel_direction(0, r1, c0, n), cube_texel_direction(0, r1, c1, n)};
+            for (int i = 0; i < 4; ++i)
+                for (int j = i + 1; j < 4; ++j) worst = std::max(worst, angle_between(corners[i], corners[j]));
+        }
+    return worst;
+}
+
+double cell_diameter(const IrradianceCells& cells) {
+    return cells.cube ? cube_cell_diameter(cells.source_width, cells.block)
+                      : equirect_cell_diameter(cells.source_width, cells.source_height, cells.block);
+}
+
+}  // namespace
+
+std::string IrradianceCells::describe() const {
+    const std::string grid = cube ? "6x" + std::to_string(columns) + "^2" : std::to_string(columns) + "x" + std::to_string(rows);
+    return grid + " cells of " + std::to_string(block) + "x" + std::to_string(block) + " texels";
+}
+
+int irradiance_cell_block(const Environment& env, int max_rows) {
+    const int rows = env.is_cube() ? std::max(1, max_rows / 2) : std::max(1, max_rows);
+    return std::max(1, cells_along(env.height(), rows));
+}
+
+IrradianceCells build_irradiance_cells(const Environment& env, int block, int threads) {
+    IrradianceCells cells;
+    cells.block = std::max(1, block);
+    cells.cube = env.is_cube();
+    cells.source_width = env.width();
+    cells.source_height = env.height();
+    const int b = cells.block;
+    cells.columns = cells_along(env.width(), b);
+    const int face_rows = cells_along(env.height(), b);
+    cells.rows = cells.cube ? 6 * face_rows : face_rows;
+    cells.moments.assign(static_cast<std::size_t>(cells.columns) * cells.rows * kV, 0.0);
+    cells.max_diameter = cell_diameter(cells);
+
+    const int width = env.width(), height = env.height();
+    std::vector<double> cos_sin_phi;
+    if (!cells.cube)
+        for (int col = 0; col < width; ++col) {
+            const Vec3 d = equirect_direction((col + 0.5) / width, 0.5);
+            cos_sin_phi.push_back(d.x);
+            cos_sin_phi.push_back(d.z);
+        }
+    // One task a row of cells: its texels are added in row-major order, whatever the threads.
+    parallel_for(cells.rows, resolve_threads(threads, cells.rows), [&](int cell_row) {
+        double* out = &cells.moments[static_cast<std::size_t>(cell_row) * cells.columns * kV];
+        std::vector<float> row_texels(env.is_packed() ? 3 * static_cast<std::size_t>(width) : 0);
+        if (cells.cube) {
+            const int face = cell_row / face_rows, r0 = (cell_row % face_rows) * b;
+            const Image& img = env.cube.faces[static_cast<std::size_t>(face)];
+            for (int r = r0; r < std::min(height, r0 + b); ++r)
+                for (int col = 0; col < width; ++col)
+                    add_texel(img.at(r, col), cube_texel_solid_angle(r, col, width), cube_texel_direction(face, r, col, width),
+                              out + static_cast<std::size_t>(col / b) * kV);
+            return;
+        }
+        for (int r = cell_row * b; r < std::min(height, (cell_row + 1) * b); ++r) {
+            const float* texels = env.is_packed() ? row_texels.data() : env.equirect.at(r, 0);
+            if (env.is_packed()) expand_packed_row(env.packed, r, row_texels.data());
+            const double omega = equirect_row_solid_angle(r, width, height);
+            const Vec3 meridian = equirect_direction(0.5, (r + 0.5) / height);  // (sin theta, cos theta, 0)
+            for (int col = 0; col < width; ++col) {
+                const Vec3 d{meridian.x * cos_sin_phi[2 * static_cast<std::size_t>(col)], meridian.y,
+                             meridian.x * cos_sin_phi[2 * static_cast<std::size_t>(col) + 1]};
+                add_texel(texels + 3 * static_cast<std::size_t>(col), omega, d, out + static_cast<std::size_t>(col / b) * kV);
+            }
+        }
+    });
+    return cells;
+}
+
+IrradianceCells merge_irradiance_cells(const IrradianceCells& fine, int factor) {
+    IrradianceCells cells;
+    factor = std::max(1, factor);
+    cells.block = fine.block * factor;
+    cells.cube = fine.cube;
+    cells.source_width = fine.source_width;
+    cells.source_height = fine.source_height;
+    cells.columns = cells_along(fine.columns, factor);
+    const int fine_face_rows = fine.cube ? fine.rows / 6 : fine.rows;
+    const int face_rows = cells_along(fine_face_rows, factor);
+    cells.rows = fine.cube ? 6 * face_rows : face_rows;
+    cells.moments.assign(static_cast<std::size_t>(cells.columns) * cells.rows * kV, 0.0);
+    cells.max_diameter = cell_diameter(cells);
+    for (int fr = 0; fr < fine.rows; ++fr) {
+        const int face = fr / fine_face_rows;
+        const int row = face * face_rows + (fr % fine_face_rows) / factor;
+        for (int fc = 0; fc < fine.columns; ++fc) {
+            const double* in = &fine.moments[(static_cast<std::size_t>(fr) * fine.columns + fc) * kV];
+            double* out = &cells.moments[(static_cast<std::size_t>(row) * cells.columns + fc / factor) * kV];
+            for (int v = 0; v < kV; ++v) out[v] += in[v];
+        }
+    }
+    return cells;
+}
+
+Rgb exact_irradiance(const IrradianceCells& cells, const Vec3& n) {
+    double e[3] = {0, 0, 0};
+    const double* m = cells.moments.data();
+    const std::size_t count = cells.count();
+    for (std::size_t i = 0; i < count; ++i, m += kV)
+        for (int c = 0; c < 3; ++c) {
+            const double* pc = m + 6 * c;
+            const double p = n.x * pc[0] + n.y * pc[1] + n.z * pc[2];
+            const double q = n.x * pc[3] + n.y * pc[4] + n.z * pc[5];
+            e[c] += std::max(0.0, p) - std::max(0.0, q);
+        }
+    return {e[0], e[1], e[2]};
+}
+
+std::vector<Rgb> exact_irradiance_at(const IrradianceCells& cells, const std::vector<Vec3>& directions, int threads) {
+    std::vector<Rgb> out(directions.size());
+    constexpr int kChunk = 16;
+    const int chunks = static_cast<int>((directions.size() + kChunk - 1) / kChunk);
+    parallel_for(chunks, resolve_threads(threads, chunks), [&](int chunk) {
+        const std::size_t end = std::min(directions.size(), static_cast<std::size_t>(chunk + 1) * kChunk);
+        for (std::size_t i = static_cast<std::size_t>(chunk) * kChunk; i < end; ++i)
+            out[i] = exact_irradiance(cells, directions[i]);
+    });
+    return out;
+}
+
+std::vector<Vec3> cube_map_directions(int size) {
+    std::vector<Vec3> dirs;
+    dirs.reserve(6 * static_cast<std::size_t>(size) * size);
+    for (int f = 0; f < 6; ++f)
+        for (int r = 0; r < size; ++r)
+            for (int c = 0; c < size; ++c) dirs.push_back(cube_texel_direction(f, r, c, size));
+    return dirs;
+}
+
+std::vector<Vec3> equirect_map_directions(int width, int height) {
+    std::vector<Vec3> dirs;
+    dirs.reserve(static_cast<std::size_t>(width) * height);
+    for (int r = 0; r < height; ++r)
+        for (int c = 0; c < width; ++c) dirs.push_back(equirect_texel_direction(r, c, width, height));
+    return dirs;
+}
+
+CubeMap cube_from_values(const std::vector<Rgb>& values, int size) {
+    CubeMap cube(size);
+    std::size_t i = 0;
+    for (int f = 0; f < 6; ++f)
+        for (int r = 0; r < size; ++r)
+            for (int c = 0; c < size; ++c, ++i)
+                for (int ch = 0; ch < 3; ++ch)
+                    cube.faces[static_cast<std::size_t>(f)].at(r, c)[ch] = static_cast<float>(values[i][ch]);
+    return cube;
+}
+
+Image equirect_from_values(const std::vector<Rgb>& values, int width, int height) {
+    Image img(width, height);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        for (int ch = 0; ch < 3; ++ch) img.rgb[3 * i + ch] = static_cast<float>(values[i][ch]);
+    return img;
+}
+
+CubeMap render_exact_irradiance_cube(const IrradianceCells& cells, int size, int threads) {
+    return cube_from_values(exact_irradiance_at(cells, cube_map_directions(size), threads), size);
+}
+
+Image render_exact_irradiance_equirect(const IrradianceCells& cells, int width, int height, int threads) {
+    return equirect_from_values(exact_irradiance_at(cells, equirect_map_directions(width, height), threads), width, height);
+}
+
+}  // namespace bake
