@@ -61,7 +61,7 @@
 #include "cube_map.h"
 #include "embedded_shaders.h"
 #include "equirect.h"
-#include "program_cache.h"
+#include "gl_objects.h"
 
 // GL 4.4 / ARB_buffer_storage, loaded by hand: the generated loader is GL 4.3 core.
 #ifndef GL_MAP_PERSISTENT_BIT
@@ -76,9 +76,6 @@
 
 namespace bake {
 namespace {
-
-using BufferStorageFn = void(GLAD_API_PTR*)(GLenum target, GLsizeiptr size, const void* data, GLbitfield flags);
-BufferStorageFn g_buffer_storage = nullptr;
 
 // Cube pass 1 without symmetry: one position quad = 4 positions x 6 faces; lat-long: 4 texels.
 struct Pass1Shape {
@@ -98,11 +95,6 @@ constexpr std::size_t kTreeSharedBytes = 32768;
 constexpr GLuint kMapGroupSize = 64;
 constexpr std::size_t kBytesPerTexel = 3 * sizeof(float);
 constexpr std::size_t kStagingBytes = std::size_t{8} << 20;  // each of 2; pinning more costs a one-shot run more than it saves (bench/NOTES.md)
-
-bool fault_requested(const char* what) {
-    const char* fault = std::getenv("BAKE_TEST_FAULT");
-    return fault && std::strcmp(fault, what) == 0;
-}
 
 int ceil_log2(std::size_t n) {
     int levels = 0;
@@ -126,121 +118,6 @@ std::size_t symmetric_face_size(std::size_t texel_count, const GpuTuning& tuning
     const auto n = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(texel_count / 6))));
     return n * n * 6 == texel_count && n % 8 == 0 ? n : 0;
 }
-
-std::string gl_error_name(GLenum error) {
-    switch (error) {
-        case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-        case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-        case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-        case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-        case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY (out of GPU memory)";
-        case GL_STACK_OVERFLOW: return "GL_STACK_OVERFLOW";
-        case GL_STACK_UNDERFLOW: return "GL_STACK_UNDERFLOW";
-        case 0x0507: return "GL_CONTEXT_LOST (the GPU was reset or the context lost)";
-        default: {
-            char buf[32];
-            std::snprintf(buf, sizeof buf, "GL error 0x%04X", error);
-            return buf;
-        }
-    }
-}
-
-// Throws GpuError naming `stage` if GL recorded an error since the last check.
-void check_gl(const char* stage) {
-    const GLenum error = glGetError();
-    if (error == GL_NO_ERROR) return;
-    std::string message = std::string("OpenGL error after ") + stage + ": " + gl_error_name(error);
-    // GL keeps one flag per error kind; clear the rest so the next operation starts clean.
-    for (int i = 0; i < 16 && glGetError() != GL_NO_ERROR; ++i) {
-    }
-    throw GpuError(message);
-}
-
-void clear_stale_errors() {
-    for (int i = 0; i < 16 && glGetError() != GL_NO_ERROR; ++i) {
-    }
-}
-
-// The info log on one line (GpuError's what() is one line).
-std::string one_line(std::string log) {
-    while (!log.empty() && (log.back() == '\n' || log.back() == '\r' || log.back() == ' '))
-        log.pop_back();
-    std::string out;
-    for (char c : log) {
-        if (c == '\n') out += " | ";
-        else if (c != '\r') out += c;
-    }
-    return out;
-}
-
-struct GlBuffer {
-    GLuint id = 0;
-    std::size_t size = 0;
-    bool immutable = false;
-    GlBuffer() { glGenBuffers(1, &id); }
-    ~GlBuffer() { glDeleteBuffers(1, &id); }
-    GlBuffer(const GlBuffer&) = delete;
-    GlBuffer& operator=(const GlBuffer&) = delete;
-    // (Re)specifies the store, orphaning any previous one still in use by the GPU.
-    // usage: GL_STREAM_DRAW for uploads, GL_STREAM_READ for what the CPU reads back (NVIDIA's
-    // debug output flags a mismatch).
-    void allocate(std::size_t bytes, const void* data = nullptr, GLenum usage = GL_STREAM_DRAW) {
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
-        size = std::max<std::size_t>(bytes, 16);
-        glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(size), data, usage);
-    }
-    // Immutable storage (glBufferStorage): flags 0 = GPU access only, which drivers place in
-    // device memory. Once per buffer object.
-    void allocate_storage(std::size_t bytes, GLbitfield flags, const void* data = nullptr) {
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
-        size = std::max<std::size_t>(bytes, 16);
-        g_buffer_storage(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(size), data, flags);
-        immutable = true;
-    }
-    void bind(GLuint binding) const { glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id); }
-    // A fresh buffer object (immutable storage cannot be re-specified).
-    void reset() {
-        glDeleteBuffers(1, &id);
-        glGenBuffers(1, &id);
-        size = 0;
-        immutable = false;
-    }
-};
-
-// GPU time of one stage (several tiles or passes, summed) from pairs of GL_TIMESTAMP queries.
-// Not GL_TIME_ELAPSED: Mesa's llvmpipe runs compute dispatches outside its elapsed-time queries
-// (they read ~0), while timestamps taken before and after a dispatch bracket it on llvmpipe and
-// on hardware alike.
-class StageTimer {
-public:
-    ~StageTimer() {
-        if (!queries_.empty()) glDeleteQueries(static_cast<GLsizei>(queries_.size()), queries_.data());
-    }
-    void reset() { used_ = 0; }
-    void begin() { glQueryCounter(next(), GL_TIMESTAMP); }
-    void end() { glQueryCounter(next(), GL_TIMESTAMP); }
-    double total_ms() const {  // waits for the GPU
-        GLuint64 total_ns = 0;
-        for (std::size_t i = 0; i + 1 < used_; i += 2) {
-            GLuint64 start = 0, stop = 0;
-            glGetQueryObjectui64v(queries_[i], GL_QUERY_RESULT, &start);
-            glGetQueryObjectui64v(queries_[i + 1], GL_QUERY_RESULT, &stop);
-            total_ns += stop > start ? stop - start : 0;
-        }
-        return static_cast<double>(total_ns) * 1e-6;
-    }
-
-private:
-    GLuint next() {
-        if (used_ == queries_.size()) {
-            queries_.push_back(0);
-            glGenQueries(1, &queries_.back());
-        }
-        return queries_[used_++];
-    }
-    std::vector<GLuint> queries_;
-    std::size_t used_ = 0;
-};
 
 struct Limits {
     std::size_t max_block_bytes = 0;  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
@@ -323,13 +200,11 @@ std::string GpuTuning::describe() const {
 }
 
 struct GpuProjector::Impl {
-    explicit Impl(const GlContextInfo& info) : cache(info.vendor + "|" + info.renderer + "|" + info.version) {}
+    explicit Impl(const GlContextInfo& info) : programs(info) {}
     Limits limits;
-    ProgramCache cache;
-    std::size_t compiled = 0;
     GpuTuning tuning;
     bool has_buffer_storage = false;
-    std::map<std::string, GLuint> programs;  // by shader name + defines
+    ComputePrograms programs;
     // The uploaded input (upload()), in tiles; pass 1 reads it, project_resident() reuses it.
     struct Tile {
         // Symmetric cube pass: tasks [first, first + count), face rows [row_base, +rows) and
@@ -368,7 +243,6 @@ struct GpuProjector::Impl {
     std::size_t max_tile_texels = 0;  // test cap, 0 = none
 
     ~Impl() {
-        for (auto& entry : programs) glDeleteProgram(entry.second);
         for (GLsync& f : staging_fence)
             if (f) glDeleteSync(f);
         for (int i = 0; i < 2; ++i)
@@ -386,7 +260,7 @@ struct GpuProjector::Impl {
     GpuTuning::Upload upload_mode() const {
         return has_buffer_storage ? tuning.upload : GpuTuning::Upload::BufferData;
     }
-    GLuint program(const char* shader_name, const std::string& defines);
+    GLuint program(const char* shader_name, const std::string& defines) { return programs.get(shader_name, defines); }
     void set_uniform(GLuint program, const char* name, std::size_t value) const {
         glUniform1ui(glGetUniformLocation(program, name), static_cast<GLuint>(value));
     }
@@ -425,65 +299,6 @@ struct GpuProjector::Impl {
     // lat-long image into `out` (RGB float, in project_sh.comp's texel order).
     void render_map(const ShCoefficients& irradiance, bool cube, int width, int height, float* out);  // out: 3 floats a texel
 };
-
-GLuint GpuProjector::Impl::program(const char* shader_name, const std::string& defines) {
-    const std::string key = std::string(shader_name) + "\n" + defines;
-    auto found = programs.find(key);
-    if (found != programs.end()) return found->second;
-
-    const char* body = shaders::find(shader_name);
-    if (!body) throw GpuError(std::string("shader ") + shader_name + " is not embedded in the binary");
-    std::string header = "#version 430 core\n" + defines;
-    if (fault_requested("shader-compile"))
-        header += "#error forced compile failure (BAKE_TEST_FAULT=shader-compile)\n";
-    // Source strings 1 and 2 restart line numbering, so the log's "1:LINE" / "2:LINE" point
-    // into sh_common.glsl and the shader file themselves.
-    const char* sources[] = {header.c_str(), "#line 1 1\n", shaders::kShader_sh_common_glsl,
-                             "\n#line 1 2\n", body};
-    std::string full_source;
-    for (const char* part : sources) full_source += part;
-    if (const GLuint cached = cache.load(full_source)) {
-        programs.emplace(key, cached);
-        return cached;
-    }
-    const GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
-    glShaderSource(shader, 5, sources, nullptr);
-    glCompileShader(shader);
-    GLint ok = 0;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    auto info_log = [](GLuint object, bool is_program) {
-        GLint length = 0;
-        if (is_program) glGetProgramiv(object, GL_INFO_LOG_LENGTH, &length);
-        else glGetShaderiv(object, GL_INFO_LOG_LENGTH, &length);
-        std::string log(static_cast<std::size_t>(std::max(length, 1)), '\0');
-        if (is_program) glGetProgramInfoLog(object, length, nullptr, &log[0]);
-        else glGetShaderInfoLog(object, length, nullptr, &log[0]);
-        log.resize(std::strlen(log.c_str()));
-        return one_line(log);
-    };
-    if (!ok) {
-        const std::string log = info_log(shader, false);
-        glDeleteShader(shader);
-        throw GpuError(std::string("shader ") + shader_name + " failed to compile (source 1 = " +
-                       "sh_common.glsl, 2 = " + shader_name + "): " + log);
-    }
-    const GLuint prog = glCreateProgram();
-    glAttachShader(prog, shader);
-    glProgramParameteri(prog, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
-    glLinkProgram(prog);
-    glDeleteShader(shader);  // freed with the program
-    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        const std::string log = info_log(prog, true);
-        glDeleteProgram(prog);
-        throw GpuError(std::string("shader ") + shader_name + " failed to link: " + log);
-    }
-    check_gl("compiling shaders");
-    programs.emplace(key, prog);
-    ++compiled;
-    cache.store(prog, full_source);
-    return prog;
-}
 
 void GpuProjector::Impl::check_block(std::size_t bytes, const char* what) const {
     if (bytes > limits.max_block_bytes)
@@ -629,10 +444,10 @@ GpuProjector::GpuProjector(const GlContext& context /* must be current on this t
     clear_stale_errors();
     if (supported) {
         const char* name = "glBufferStorage";
-        g_buffer_storage = context.info().backend == "glfw"
+        buffer_storage_function() = context.info().backend == "glfw"
                                ? reinterpret_cast<BufferStorageFn>(glfwGetProcAddress(name))
                                : reinterpret_cast<BufferStorageFn>(eglGetProcAddress(name));
-        impl_->has_buffer_storage = g_buffer_storage != nullptr;
+        impl_->has_buffer_storage = buffer_storage_function() != nullptr;
     }
 }
 
@@ -655,14 +470,16 @@ void GpuProjector::set_tuning(const GpuTuning& tuning) {
 const GpuTuning& GpuProjector::tuning() const { return impl_->tuning; }
 
 GpuProjector::ProgramStats GpuProjector::program_stats() const {
-    return {impl_->compiled, impl_->cache.loaded(), impl_->cache.folder()};
+    return {impl_->programs.compiled(), impl_->programs.cache().loaded(), impl_->programs.cache().folder()};
 }
+
+ComputePrograms& GpuProjector::programs() { return impl_->programs; }
 
 bool GpuProjector::buffer_storage_available() const { return impl_->has_buffer_storage; }
 
 std::vector<std::pair<std::string, std::string>> GpuProjector::program_binaries() const {
     std::vector<std::pair<std::string, std::string>> out;
-    for (const auto& entry : impl_->programs) {
+    for (const auto& entry : impl_->programs.programs()) {
         GLint length = 0;
         glGetProgramiv(entry.second, GL_PROGRAM_BINARY_LENGTH, &length);
         std::string bytes(static_cast<std::size_t>(std::max(length, 0)), '\0');

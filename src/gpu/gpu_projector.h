@@ -11,6 +11,8 @@
 
 namespace bake {
 
+class ComputePrograms;
+
 // Stage times of the last GPU operation, from GL timer queries (milliseconds).
 struct GpuTimings {
     double upload_ms = 0;    // wall-clock of the texel upload, finished (glFinish)
@@ -103,6 +105,8 @@ public:
         std::string cache_folder;
     };
     ProgramStats program_stats() const;
+    // The compiled programs and their cache, shared with the other GPU modules (gpu_exact_irradiance.h).
+    ComputePrograms& programs();
 
     // The compiled programs' driver binaries (glGetProgramBinary), one (name, bytes) pair each;
     // NVIDIA's contain the generated assembly as text.
