@@ -25,41 +25,17 @@
 #include "projection.h"
 #include "sh.h"
 #include "sh_compare.h"
+#include "gpu_test_support.h"
 #include "test_support.h"
 
 using namespace bake;
+using bake::test::Gpu;
+using bake::test::open_gpu;
 
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kUnitRoundoff = 1.0 / (1 << 24);  // float: 2^-24
-
-bool allow_no_gl() {
-    const char* v = std::getenv("BAKE_ALLOW_NO_GL");
-    return v && std::string(v) == "1";
-}
-
-struct Gpu {
-    std::unique_ptr<GlContext> context;
-    std::unique_ptr<GpuProjector> projector;
-};
-
-// A context and projector, or nothing (after a WARN) when GL is missing and that is allowed.
-std::optional<Gpu> open_gpu(GlBackend backend = GlBackend::Egl) {
-    try {
-        Gpu gpu;
-        gpu.context = GlContext::create(backend);
-        gpu.projector = std::make_unique<GpuProjector>(*gpu.context);
-        return gpu;
-    } catch (const GpuError& e) {
-        if (allow_no_gl()) {
-            WARN("GPU test not run (BAKE_ALLOW_NO_GL=1): " << e.what());
-            return std::nullopt;
-        }
-        FAIL("no OpenGL 4.3 context (set BAKE_ALLOW_NO_GL=1 to allow): " << e.what());
-    }
-    return std::nullopt;
-}
 
 // Radiance of a typical HDR sky: mostly 0..4, some texels up to 1000 (sun-like).
 void fill_random(bake::FloatTexels& rgb, unsigned seed) {
