@@ -26,6 +26,9 @@ struct BakeRecord {
     std::string computed_by = "cpu";          // "cpu" or "gpu"
     std::string renderer;                     // GL_RENDERER, for the GPU path
     std::string gl_version;                   // GL_VERSION, for the GPU path
+    nlohmann::json window;                    // the deringing window applied to the coefficients (null: none given)
+    nlohmann::json sh_error;                  // the SH error report (sh_error.h), null when not measured
+    nlohmann::json irradiance_map;            // how an irradiance map is made: {"method": "sh" | "exact", ...}
 };
 
 // The convention every coefficient is expressed in (docs/CONVENTION.md), as a JSON object.

@@ -84,6 +84,35 @@ GoldenCheck check_golden(const std::string& golden_path, const CoefficientsDocum
     compare_field(check, "radiance", run.radiance, golden.radiance, tolerance);
     compare_field(check, "irradiance", run.irradiance, golden.irradiance, tolerance);
 
+    // Window: the kind and the band factors (none: all 1).
+    auto window_of = [](const json* w, int order) {
+        std::pair<std::string, std::vector<double>> out{"none", std::vector<double>(static_cast<std::size_t>(order), 1.0)};
+        if (!w || !w->is_object()) return out;
+        if (const json* k = member(*w, "kind"); k && k->is_string()) out.first = k->get<std::string>();
+        if (const json* f = member(*w, "band_factors"); f && f->is_array()) {
+            out.second.clear();
+            for (const json& x : *f) out.second.push_back(x.is_number() ? x.get<double>() : std::nan(""));
+        }
+        return out;
+    };
+    const auto golden_window = window_of(member(golden.json, "window"), golden.radiance.order);
+    const auto run_window = window_of(run.window.is_null() ? nullptr : &run.window, run.radiance.order);
+    bool factors_equal = true;
+    for (std::size_t l = 0; l < static_cast<std::size_t>(check.compared_order); ++l) {
+        const double a = l < golden_window.second.size() ? golden_window.second[l] : std::nan("");
+        const double b = l < run_window.second.size() ? run_window.second[l] : std::nan("");
+        if (!(std::fabs(a - b) <= 1e-12)) factors_equal = false;
+    }
+    if (golden_window.first != run_window.first || !factors_equal) {
+        auto text = [](const std::pair<std::string, std::vector<double>>& w) {
+            std::string t = w.first + " (";
+            for (std::size_t l = 0; l < w.second.size(); ++l) t += (l ? ", " : "") + fmt("%.6g", w.second[l]);
+            return t + ")";
+        };
+        check.window_difference = "the golden's coefficients were windowed " + text(golden_window) + ", this run's " +
+                                  text(run_window) + ": windowed coefficients compare with the same window only";
+    }
+
     // Convention: every key of ours against the golden's text.
     const json ours = convention_json();
     const json* theirs = member(golden.json, "convention");
@@ -134,6 +163,7 @@ std::vector<std::string> describe_golden(const GoldenCheck& c, const GoldenToler
         lines.push_back(c.file + ": convention differs: " + keys);
     }
     for (const std::string& d : c.input_differences) lines.push_back(c.file + ": input differs: " + d);
+    if (!c.window_difference.empty()) lines.push_back(c.file + ": window differs: " + c.window_difference);
     for (const GoldenFailure& f : c.failures) {
         char buf[256];
         std::snprintf(buf, sizeof buf, "%s l=%d m=%+d %s: expected %.17g, actual %.17g, diff %.4e (rel %.4e)",
@@ -169,6 +199,7 @@ nlohmann::json golden_to_json(const GoldenCheck& c, const GoldenTolerance& tol) 
         {"abs_tolerance", tol.absolute_in_force ? json(tol.absolute) : json(nullptr)},
         {"convention_differences", c.convention_differences},
         {"input_differences", c.input_differences},
+        {"window_difference", c.window_difference.empty() ? json(nullptr) : json(c.window_difference)},
         {"failures", failures},
     };
 }

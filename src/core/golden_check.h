@@ -36,13 +36,16 @@ struct GoldenCheck {
     // Differences of context between the golden and this run; notes, not failures by themselves.
     std::vector<std::string> convention_differences;  // keys of "convention" that differ, or why
     std::vector<std::string> input_differences;       // "layout: golden hcross, this run equirect", ...
-    bool passed() const { return failures.empty(); }
+    // Windowed coefficients compare with the same window only: why not, when they differ.
+    std::string window_difference;
+    bool passed() const { return failures.empty() && window_difference.empty(); }
     bool order_differs() const { return golden_order != run_order; }
 };
 
 // Compares `run`'s radiance and irradiance coefficients with the golden's, over the coefficients
 // both have (the lower order), and notes differences of order, convention and input (file names,
-// layout, size, negative and non-finite texel policies).
+// layout, size, negative and non-finite texel policies). A different deringing window (kind or
+// band factors; a file without "window" was not windowed) fails the check by itself.
 GoldenCheck check_golden(const std::string& golden_path, const CoefficientsDocument& golden, const BakeRecord& run,
                          const GoldenTolerance& tolerance);
 

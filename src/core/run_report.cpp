@@ -23,7 +23,7 @@ json string_or_null(const std::string& s) { return s.empty() ? json(nullptr) : j
 json timings_to_json(const StageTimings& t) {
     return {{"load", or_null(t.load)},       {"upload", or_null(t.upload)},
             {"project", or_null(t.project)}, {"reduce", or_null(t.reduce)},
-            {"irradiance", or_null(t.irradiance)}, {"write", or_null(t.write)},
+            {"sh_error", or_null(t.sh_error)}, {"irradiance", or_null(t.irradiance)}, {"write", or_null(t.write)},
             {"total", or_null(t.total)}};
 }
 
@@ -48,6 +48,8 @@ json to_json(const FileReport& f) {
         {"golden", f.golden},
         {"preview", f.preview},
         {"emitted", f.emitted},
+        {"window", f.window},
+        {"sh_error", f.sh_error},
     };
 }
 

@@ -13,7 +13,7 @@ namespace bake {
 //   reduce      GPU: reduction passes                    irradiance  the irradiance map (GPU timer / CPU)
 //   write       all outputs of the file                  total    the whole file, wall clock
 struct StageTimings {
-    std::optional<double> load, upload, project, reduce, irradiance, write, total;
+    std::optional<double> load, upload, project, reduce, sh_error, irradiance, write, total;
 };
 
 // One input's outcome, as the report states it (docs/report.schema.json, "file").
@@ -36,6 +36,8 @@ struct FileReport {
     nlohmann::json golden;             // null or golden_to_json(...)
     nlohmann::json preview;            // null or {file, exposure}
     nlohmann::json emitted = nlohmann::json::array();  // [{language, file}]
+    nlohmann::json window;             // null or window_json(...) (irradiance_analysis.h)
+    nlohmann::json sh_error;           // null or the SH error report (sh_error.h)
 };
 
 struct RunReport {

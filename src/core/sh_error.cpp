@@ -86,7 +86,7 @@ nlohmann::json to_json(const ShErrorReport& r) {
         {"order3", to_json(r.order3)},
         {"order5", to_json(r.order5)},
     };
-    if (r.windowed) j["output"] = to_json(r.output);
+    j["output"] = r.windowed ? to_json(r.output) : nlohmann::json(nullptr);
     return j;
 }
 

@@ -1,0 +1,91 @@
+#include "irradiance_analysis.h"
+
+#include <chrono>
+
+#include "gpu_exact_irradiance.h"
+#include "layout.h"
+
+namespace bake {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+ShCoefficients truncated(const ShCoefficients& c, int order) {
+    ShCoefficients out(order);
+    for (int k = 0; k < out.count() && k < c.count(); ++k) out.rgb[static_cast<std::size_t>(k)] = c.rgb[static_cast<std::size_t>(k)];
+    return out;
+}
+
+nlohmann::json rgb_json(const Rgb& v) { return {v[0], v[1], v[2]}; }
+
+}  // namespace
+
+int sh_error_cell_block(const Environment& env) {
+    const int fine = irradiance_cell_block(env, kExactIrradianceCellRows);
+    const int wanted = irradiance_cell_block(env, kShErrorCellRows);
+    return fine * ((wanted + fine - 1) / fine);
+}
+
+std::vector<Rgb> ExactEvaluator::evaluate(const IrradianceCells& cells, const std::vector<Vec3>& directions) {
+    if (gpu) {
+        gpu->upload(cells);
+        std::vector<Rgb> values = gpu->evaluate(directions);
+        ms += gpu->last_ms();
+        return values;
+    }
+    const Clock::time_point t0 = Clock::now();
+    std::vector<Rgb> values = exact_irradiance_at(cells, directions, threads);
+    ms += ms_since(t0);
+    return values;
+}
+
+IrradianceAnalysis analyse_irradiance(const Environment& env, const ShCoefficients& irradiance5, int order,
+                                      ShWindowKind window, double window_cutoff, bool exact_map,
+                                      ExactEvaluator& evaluator) {
+    IrradianceAnalysis a;
+    const Clock::time_point t0 = Clock::now();
+    const int report_block = sh_error_cell_block(env);
+    IrradianceCells report_cells;
+    if (exact_map) {
+        a.exact_cells = build_irradiance_cells(env, irradiance_cell_block(env, kExactIrradianceCellRows), evaluator.threads);
+        report_cells = merge_irradiance_cells(*a.exact_cells, report_block / a.exact_cells->block);
+    } else {
+        report_cells = build_irradiance_cells(env, report_block, evaluator.threads);
+    }
+    a.cells_ms = ms_since(t0);
+
+    const std::vector<Vec3> dirs = cube_map_directions(kShErrorGridSize);
+    const double before = evaluator.ms;
+    const std::vector<Rgb> exact = evaluator.evaluate(report_cells, dirs);
+    a.sh_error_ms = evaluator.ms - before;
+    a.sh_error = make_sh_error_report(irradiance5, report_cells, exact);
+
+    a.window = choose_sh_window(window, truncated(irradiance5, order), window_cutoff);
+    if (a.window.kind != ShWindowKind::None) {
+        a.sh_error.windowed = true;
+        a.sh_error.output = measure_sh_error(apply_sh_window(truncated(irradiance5, order), a.window.band_factors), order,
+                                             dirs, exact);
+    }
+    return a;
+}
+
+Image render_exact_map(const IrradianceCells& cells, bool equirect, int size, ExactEvaluator& evaluator) {
+    if (equirect)
+        return equirect_from_values(evaluator.evaluate(cells, equirect_map_directions(4 * size, 2 * size)), 4 * size,
+                                    2 * size);
+    return assemble_cube(cube_from_values(evaluator.evaluate(cells, cube_map_directions(size)), size), Layout::VStrip);
+}
+
+nlohmann::json window_json(const ShWindowChoice& w) {
+    return {{"kind", sh_window_name(w.kind)},
+            {"cutoff", w.cutoff},
+            {"band_factors", w.band_factors},
+            {"min_irradiance_before", rgb_json(w.min_irradiance_before)},
+            {"min_irradiance_after", rgb_json(w.min_irradiance_after)},
+            {"nonnegative", w.nonnegative}};
+}
+
+}  // namespace bake
