@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "end_to_end.h"
+#include "exact_bench.h"
 #include "gl_context.h"
 #include "gpu_projector.h"
 #include "image_io.h"
@@ -310,6 +311,7 @@ struct Args {
     size_t copy_bytes = size_t(1) << 30;
     bool quick = false, repeats_given = false;
     bench::WholeProcessOptions whole;  // --whole-process DIR: only that section
+    bool exact = false;                // --exact: only the exact-irradiance section
 };
 
 Args parse_args(int argc, char** argv) {
@@ -349,6 +351,8 @@ Args parse_args(int argc, char** argv) {
             a.cpu_only = true;
         } else if (s == "--e2e-width") {
             a.e2e_width = std::stoi(next());
+        } else if (s == "--exact") {
+            a.exact = true;
         } else if (s == "--whole-process") {
             a.whole.dir = next();
         } else if (s == "--tool") {
@@ -364,7 +368,8 @@ Args parse_args(int argc, char** argv) {
                                  "[--json out.json] [--programs out.txt] [--variants] [--cpu-only] [--no-e2e] "
                                  "[--e2e-width W]\n"
                                  "       bake-bench --whole-process DIR [--quick] [--repeats N] [--json out.json] "
-                                 "[--tool bake-irradiance] [--sky-tool make-sample-sky] [--cmgen cmgen] [--grain G]\n");
+                                 "[--tool bake-irradiance] [--sky-tool make-sample-sky] [--cmgen cmgen] [--grain G]\n"
+                                 "       bake-bench --exact [--quick] [--repeats N] [--json out.json]\n");
             std::exit(2);
         }
     }
@@ -474,6 +479,13 @@ int main(int argc, char** argv) {
         return 5;
     }
     GpuProjector gpu(*ctx);
+    if (args.exact) {
+        out["renderer"] = ctx->info().renderer;
+        bench::run_exact_bench(gpu, args.quick, args.repeats_given ? args.repeats : 5, &out["exact_irradiance"]);
+        std::ofstream(args.json_path) << out.dump(1) << "\n";
+        std::printf("wrote %s\n", args.json_path.c_str());
+        return 0;
+    }
     g_force_wall = ctx->info().renderer.find("llvmpipe") != std::string::npos ||
                    ctx->info().renderer.find("softpipe") != std::string::npos;
     if (g_force_wall) g_warmup_ms = 0;  // no clocks to ramp up
