@@ -436,7 +436,8 @@ void App::prepare_gpu(const Job& first) {
     for (const std::string& out : first.outputs)
         if (!ends_with_ci(out, ".json")) cube_map = o_.output_layout != "equirect";
     try {
-        gpu_->projector->prepare(kProjectedOrder, shape, o_.irradiance == "exact" ? std::nullopt : cube_map);
+        gpu_->projector->prepare(kProjectedOrder, shape, o_.irradiance == "exact" ? std::nullopt : cube_map, o_.order);
+        gpu_->exact->prepare();
     } catch (const GpuError&) {
     }
 }

@@ -24,6 +24,11 @@ struct GpuExactIrradiance::Impl {
     std::size_t cell_count = 0;
     StageTimer timer;
     double last_ms = 0;
+    GLuint program() {
+        // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
+        return programs.get("exact_irradiance.comp", "#define SH_ORDER 1\n#define WG_SIZE " + std::to_string(kGroupSize) +
+                                                         "\n#define OUTPUTS " + std::to_string(kOutputsPerGroup) + "\n");
+    }
 };
 
 GpuExactIrradiance::GpuExactIrradiance(ComputePrograms& programs) : impl_(std::make_unique<Impl>(programs)) {}
@@ -53,13 +58,12 @@ void GpuExactIrradiance::upload(const IrradianceCells& cells) {
     check_gl("uploading the irradiance cells");
 }
 
+void GpuExactIrradiance::prepare() { impl_->program(); }
+
 std::vector<Rgb> GpuExactIrradiance::evaluate(const std::vector<Vec3>& dirs) {
     Impl& m = *impl_;
     std::vector<Rgb> out(dirs.size());
-    // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
-    const GLuint program = m.programs.get("exact_irradiance.comp", "#define SH_ORDER 1\n#define WG_SIZE " +
-                                                                       std::to_string(kGroupSize) + "\n#define OUTPUTS " +
-                                                                       std::to_string(kOutputsPerGroup) + "\n");
+    const GLuint program = m.program();
     glUseProgram(program);
     glUniform1ui(glGetUniformLocation(program, "u_cell_count"), static_cast<GLuint>(m.cell_count));
     m.timer.reset();

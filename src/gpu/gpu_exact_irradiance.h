@@ -21,6 +21,8 @@ public:
     GpuExactIrradiance(const GpuExactIrradiance&) = delete;
     GpuExactIrradiance& operator=(const GpuExactIrradiance&) = delete;
 
+    // Compiles the program ahead of time (evaluate() would otherwise, on first use).
+    void prepare();
     // Replaces the cells on the GPU.
     void upload(const IrradianceCells& cells);
     // E at unit directions (float sums, widened).

@@ -512,14 +512,14 @@ int GpuProjector::summation_depth(std::size_t texel_count, bool cube, const GpuT
     return depth + tree + reduction_depth(ceil_div(positions, shape.positions_per_group()), tuning);
 }
 
-void GpuProjector::prepare(int order, const InputShape& input, std::optional<bool> cube_map) {
+void GpuProjector::prepare(int order, const InputShape& input, std::optional<bool> cube_map, int map_order) {
     if (!is_supported_order(order)) return;
     Impl& m = *impl_;
     clear_stale_errors();
     const bool symmetric = input.cube && input.face_size > 0 && input.face_size % 8 == 0 && m.tuning.cube_symmetry;
     const unsigned format = !input.encoding ? 0u : *input.encoding == TexelEncoding::Rgbe8 ? 1u : 2u;
     m.projection_programs(order, input.cube, symmetric, input.cube ? 0u : format, m.tuning);
-    if (cube_map) m.map_program(order, *cube_map);
+    if (cube_map) m.map_program(map_order > 0 ? map_order : order, *cube_map);
     if (!input.cube && input.texel_count > 0 && m.upload_mode() == GpuTuning::Upload::Staging && m.spare_texels.empty()) {
         const std::size_t bpt = format == 0 ? kBytesPerTexel : bytes_per_texel(*input.encoding);
         if (input.texel_count >= (std::size_t{1} << 32)) return;  // too large: upload() will say so

@@ -73,7 +73,8 @@ public:
     // the upload's staging and texel buffers (pinning host memory and allocating device memory
     // cost more than the copy itself), which upload() then takes if the input matches.
     // Throws GpuError like the passes would.
-    void prepare(int order, const InputShape& input, std::optional<bool> cube_map);
+    // map_order: the irradiance map's order when it differs from the projection's (0: the same).
+    void prepare(int order, const InputShape& input, std::optional<bool> cube_map, int map_order = 0);
 
     // upload(env) then project_resident(order).
     Projection project(const Environment& env, int order);
