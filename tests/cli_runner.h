@@ -10,19 +10,14 @@
 #include <sstream>
 #include <string>
 
+#include "test_support.h"
+
 namespace bake::test {
 
 // Inputs most CLI tests bake: the bundled sample and the real maps of tests/data.
 inline const std::string kSample = std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr";
 inline const std::string kWarehouse = std::string(BAKE_TEST_DATA_DIR) + "/pmndrs_warehouse.exr";
 inline const std::string kSky = std::string(BAKE_TEST_DATA_DIR) + "/pmndrs_sky.exr";
-
-// A fresh, empty scratch directory below the test's working directory; returns its name.
-inline std::string scratch(const std::string& name) {
-    std::filesystem::remove_all(name);
-    std::filesystem::create_directories(name);
-    return name;
-}
 
 struct CliResult {
     int exit_code = -1;

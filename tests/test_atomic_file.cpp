@@ -17,19 +17,14 @@
 
 #include "atomic_file.h"
 #include "errors.h"
+#include "test_support.h"
 
 namespace fs = std::filesystem;
 using bake::OutputError;
 using bake::write_atomically;
+using bake::test::scratch;
 
 namespace {
-
-std::string fresh_dir(const std::string& name) {
-    const std::string dir = "atomic_" + name;
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
 
 void put(const std::string& path, const std::string& text) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
@@ -72,7 +67,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 }  // namespace
 
 TEST_CASE("atomic_file: writes through a hidden temporary in the same folder, then renames", "[atomic_file]") {
-    const std::string dir = fresh_dir("ok");
+    const std::string dir = scratch("atomic_ok");
     const std::string path = dir + "/result.json";
     std::string seen_tmp;
     write_atomically(path, [&](const std::string& tmp) {
@@ -110,7 +105,7 @@ TEST_CASE("atomic_file: writes through a hidden temporary in the same folder, th
 }
 
 TEST_CASE("atomic_file: a failing writer leaves the old target untouched and no temporary", "[atomic_file]") {
-    const std::string dir = fresh_dir("fail");
+    const std::string dir = scratch("atomic_fail");
     const std::string path = dir + "/out.exr";
     put(path, "old content");
 
@@ -142,7 +137,7 @@ TEST_CASE("atomic_file: a failing writer leaves the old target untouched and no 
 }
 
 TEST_CASE("atomic_file: unusable destinations", "[atomic_file]") {
-    const std::string dir = fresh_dir("dest");
+    const std::string dir = scratch("atomic_dest");
     bool called = false;
     auto writer = [&](const std::string& tmp) {
         called = true;
@@ -197,7 +192,7 @@ TEST_CASE("atomic_file: unusable destinations", "[atomic_file]") {
 }
 
 TEST_CASE("atomic_file: concurrent writers to one target: one complete version wins", "[atomic_file]") {
-    const std::string dir = fresh_dir("race");
+    const std::string dir = scratch("atomic_race");
     const std::string path = dir + "/same.txt";
     const std::string a(100000, 'a'), b(100000, 'b');
     std::thread t1([&] { for (int i = 0; i < 20; ++i) write_atomically(path, [&](const std::string& t) { put(t, a); }); });

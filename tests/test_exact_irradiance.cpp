@@ -14,13 +14,6 @@ using namespace bake::test;
 
 namespace {
 
-double max_abs(const std::vector<Rgb>& values) {
-    double m = 0;
-    for (const Rgb& v : values)
-        for (double x : v) m = std::max(m, std::fabs(x));
-    return m;
-}
-
 // The bound of exact_irradiance.h: sum over texels within sin D of n's horizon of |L| Omega |n.d|.
 Rgb cell_error_bound(const Environment& env, const Vec3& n, double diameter) {
     Rgb b{0, 0, 0};

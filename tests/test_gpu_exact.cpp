@@ -15,13 +15,6 @@ using namespace bake::test;
 
 namespace {
 
-double max_abs(const std::vector<Rgb>& values) {
-    double m = 0;
-    for (const Rgb& v : values)
-        for (double x : v) m = std::max(m, std::fabs(x));
-    return m;
-}
-
 double max_diff(const std::vector<Rgb>& a, const std::vector<Rgb>& b) {
     double m = 0;
     for (std::size_t i = 0; i < a.size(); ++i)

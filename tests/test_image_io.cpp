@@ -49,6 +49,7 @@
 using bake::test::read_bytes;
 using bake::test::write_bytes;
 using bake::test::write_text;
+using bake::test::scratch;
 
 namespace fs = std::filesystem;
 using bake::EnvmapHint;
@@ -58,14 +59,6 @@ using bake::load_image;
 using bake::LoadedImage;
 
 namespace {
-
-// A fresh folder of its own for each test case (ctest runs them in one shared work folder).
-std::string fresh_dir(const std::string& name) {
-    const std::string dir = "image_io_" + name;
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
 
 
 // The load must fail with an InputError whose message is one line starting with "<path>: ".
@@ -282,7 +275,7 @@ TEST_CASE("image_io: the three shared DWAB maps load with their documented minim
 }
 
 TEST_CASE("image_io: write_exr writes RGB float ZIP, bit-exact, with the envmap attribute", "[image_io]") {
-    const std::string dir = fresh_dir("write_exr");
+    const std::string dir = scratch("image_io_write_exr");
     const int w = 37, h = 19;  // odd sizes: not a multiple of ZIP's 16-line blocks
     Image img(w, h);
     const std::vector<float> values = random_values(img.rgb.size(), 7);
@@ -358,7 +351,7 @@ TEST_CASE("image_io: write_exr writes RGB float ZIP, bit-exact, with the envmap 
 }
 
 TEST_CASE("image_io: write_exr failures are one-line OutputErrors and leave nothing behind", "[image_io]") {
-    const std::string dir = fresh_dir("write_exr_fail");
+    const std::string dir = scratch("image_io_write_exr_fail");
     Image img(4, 2);
     auto require_output_error = [](const std::string& path, const Image& im) {
         try {
@@ -386,7 +379,7 @@ TEST_CASE("image_io: write_exr failures are one-line OutputErrors and leave noth
 }
 
 TEST_CASE("image_io: every EXR compression, half, float and uint, read through load_image", "[image_io]") {
-    const std::string dir = fresh_dir("compressions");
+    const std::string dir = scratch("image_io_compressions");
     const int w = 45, h = 38;  // several blocks for every codec (ZIP 16 lines, PIZ/B44/DWAA 32, DWAB 256)
     const Imath::Box2i dw(Imath::V2i(0, 0), Imath::V2i(w - 1, h - 1));
     struct Comp {
@@ -443,7 +436,7 @@ TEST_CASE("image_io: every EXR compression, half, float and uint, read through l
 }
 
 TEST_CASE("image_io: tiled EXRs, one level, mipmaps and ripmaps: level 0 is read", "[image_io]") {
-    const std::string dir = fresh_dir("tiled");
+    const std::string dir = scratch("image_io_tiled");
     const int w = 50, h = 27;  // not multiples of the 16x16 tiles
     const std::pair<Imf::LevelMode, const char*> modes[] = {
         {Imf::ONE_LEVEL, "one_level"}, {Imf::MIPMAP_LEVELS, "mipmap"}, {Imf::RIPMAP_LEVELS, "ripmap"}};
@@ -487,7 +480,7 @@ TEST_CASE("image_io: tiled EXRs, one level, mipmaps and ripmaps: level 0 is read
 }
 
 TEST_CASE("image_io: Y-only, RGBA, luminance/chroma, uint, partial RGB", "[image_io]") {
-    const std::string dir = fresh_dir("channels");
+    const std::string dir = scratch("image_io_channels");
     const int w = 24, h = 12;
     const Imath::Box2i dw(Imath::V2i(0, 0), Imath::V2i(w - 1, h - 1));
 
@@ -548,7 +541,7 @@ TEST_CASE("image_io: Y-only, RGBA, luminance/chroma, uint, partial RGB", "[image
 }
 
 TEST_CASE("image_io: data window off the origin, envmap attribute, multi-part", "[image_io]") {
-    const std::string dir = fresh_dir("windows");
+    const std::string dir = scratch("image_io_windows");
     SECTION("data window not at the origin, display window elsewhere") {
         const Imath::Box2i dw(Imath::V2i(-7, 5), Imath::V2i(-7 + 30 - 1, 5 + 11 - 1));
         const Imath::Box2i display(Imath::V2i(0, 0), Imath::V2i(99, 99));
@@ -594,7 +587,7 @@ TEST_CASE("image_io: data window off the origin, envmap attribute, multi-part", 
 }
 
 TEST_CASE("image_io: .hdr written by stbi_write_hdr reads back within RGBE quantisation", "[image_io]") {
-    const std::string dir = fresh_dir("hdr");
+    const std::string dir = scratch("image_io_hdr");
     // 64x32 is written run-length encoded; 5x3 (width < 8) flat. RGBE stores a shared exponent e
     // (2^(e-1) <= max channel < 2^e) and 8-bit mantissas truncated by stb's writer, so each
     // channel comes back in (v - 2^(e-8), v]: an error below 1/256 of 2^e, i.e. below
@@ -651,7 +644,7 @@ TEST_CASE("image_io: assets/sample_sky.hdr is a 2:1 sky with the sun where its R
 }
 
 TEST_CASE("image_io: missing, directory, empty, wrong magic, unknown extension", "[image_io]") {
-    const std::string dir = fresh_dir("basic_errors");
+    const std::string dir = scratch("image_io_basic_errors");
     CHECK(contains(require_input_error(dir + "/missing.exr"), "no such file"));
     CHECK(contains(require_input_error(dir + "/missing.hdr"), "no such file"));
     fs::create_directories(dir + "/folder.exr");
@@ -691,7 +684,7 @@ TEST_CASE("image_io: missing, directory, empty, wrong magic, unknown extension",
 
 TEST_CASE("image_io: truncated .hdr files are rejected at every cut point", "[image_io]") {
     // stb alone would pad a short file with zeros, or spin forever inside an RLE scanline.
-    const std::string dir = fresh_dir("truncated_hdr");
+    const std::string dir = scratch("image_io_truncated_hdr");
     for (const auto& [w, h] : {std::pair<int, int>{64, 32}, {5, 3}}) {
         std::vector<float> v = random_values(static_cast<std::size_t>(w) * h * 3, 31, true);
         const std::string full = dir + "/full" + std::to_string(w) + ".hdr";
@@ -733,7 +726,7 @@ TEST_CASE("image_io: truncated .hdr files are rejected at every cut point", "[im
 }
 
 TEST_CASE("image_io: truncated .exr files are rejected at every cut point", "[image_io]") {
-    const std::string dir = fresh_dir("truncated_exr");
+    const std::string dir = scratch("image_io_truncated_exr");
     // A scanline file with one line per chunk (ZIPS), a tiled one, and a real DWAB map.
     const int w = 40, h = 24;
     const Imath::Box2i dw(Imath::V2i(0, 0), Imath::V2i(w - 1, h - 1));
@@ -769,7 +762,7 @@ TEST_CASE("image_io: truncated .exr files are rejected at every cut point", "[im
 }
 
 TEST_CASE("image_io: sizes beyond max_pixels are refused from the header, before decoding", "[image_io]") {
-    const std::string dir = fresh_dir("limits");
+    const std::string dir = scratch("image_io_limits");
     SECTION(".exr claiming 100000x100000") {
         Image img(8, 4);
         bake::write_exr(dir + "/small.exr", img, EnvmapHint::None);
@@ -835,7 +828,7 @@ TEST_CASE("image_io: sizes beyond max_pixels are refused from the header, before
 }
 
 TEST_CASE("image_io: read_image_size reads the header's size only, and nothing from other files", "[image_io]") {
-    const std::string dir = fresh_dir("image_size");
+    const std::string dir = scratch("image_io_image_size");
     const Image img(10, 6);
     REQUIRE(stbi_write_hdr((dir + "/a.hdr").c_str(), 10, 6, 3, img.rgb.data()));
     write_exr(dir + "/a.exr", Image(12, 5), EnvmapHint::None);

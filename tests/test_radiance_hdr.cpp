@@ -33,15 +33,9 @@
 
 namespace fs = std::filesystem;
 using bake::RadianceTarget;
+using bake::test::scratch;
 
 namespace {
-
-std::string fresh_dir(const std::string& name) {
-    const std::string dir = "radiance_hdr_" + name;
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
 
 // stb's float decoding of the file (the reference), or empty if stb refuses it.
 std::vector<float> stb_floats(const std::string& path, int* w = nullptr, int* h = nullptr) {
@@ -164,7 +158,7 @@ TEST_CASE("radiance_hdr: rgbe_to_float equals stb's conversion for every exponen
 
 TEST_CASE("radiance_hdr: files from stb's writer decode bit-identical to stb, any width and thread count",
           "[hdr]") {
-    const std::string dir = fresh_dir("stb_writer");
+    const std::string dir = scratch("radiance_hdr_stb_writer");
     std::mt19937 rng(7);
     for (const auto& [w, h] : {std::pair<int, int>{8, 3}, {9, 5}, {127, 4}, {128, 2}, {129, 7}, {1001, 13}, {2048, 64}}) {
         std::vector<float> v(static_cast<std::size_t>(w) * h * 3);
@@ -183,7 +177,7 @@ TEST_CASE("radiance_hdr: files from stb's writer decode bit-identical to stb, an
 }
 
 TEST_CASE("radiance_hdr: every run and dump length, zero-count dumps, exponent-0 texels", "[hdr]") {
-    const std::string dir = fresh_dir("rle");
+    const std::string dir = scratch("radiance_hdr_rle");
     for (unsigned seed = 1; seed <= 6; ++seed) {
         const int w = 8 + static_cast<int>(seed * 397 % 900), h = 1 + static_cast<int>(seed % 5) * 3;
         const std::vector<std::uint8_t> texels = random_rgbe(w, h, seed);
@@ -202,7 +196,7 @@ TEST_CASE("radiance_hdr: every run and dump length, zero-count dumps, exponent-0
 
 TEST_CASE("radiance_hdr: many bands, scanlines cut at every band edge, a scanline longer than a band",
           "[hdr]") {
-    const std::string dir = fresh_dir("bands");
+    const std::string dir = scratch("radiance_hdr_bands");
     const int w = 521, h = 97;
     const std::vector<std::uint8_t> texels = random_rgbe(w, h, 11);
     RleOptions o;
@@ -229,7 +223,7 @@ TEST_CASE("radiance_hdr: a band does not grow past a bound for one padded scanli
           "[hdr]") {
     // 70000 zero-count bytes in a 300-texel row: over 64 KiB, 16x the longest real scanline. A
     // band that already holds it decodes it; a small band does not grow that far.
-    const std::string dir = fresh_dir("padded");
+    const std::string dir = scratch("radiance_hdr_padded");
     const int w = 300, h = 3;
     RleOptions o;
     o.zeros_at_row0 = 70000;
@@ -246,7 +240,7 @@ TEST_CASE("radiance_hdr: a band does not grow past a bound for one padded scanli
 
 TEST_CASE("radiance_hdr: files the parallel decoder leaves to stb still load exactly as stb loads them",
           "[hdr]") {
-    const std::string dir = fresh_dir("odd");
+    const std::string dir = scratch("radiance_hdr_odd");
     const std::string header = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n";
     auto expect_stb_path = [&](const std::string& name, const std::string& bytes, int w, int h) {
         INFO(name);
@@ -279,7 +273,7 @@ TEST_CASE("radiance_hdr: files the parallel decoder leaves to stb still load exa
 }
 
 TEST_CASE("radiance_hdr: corrupt and truncated RLE data give stb's verdicts, never a hang", "[hdr]") {
-    const std::string dir = fresh_dir("bad");
+    const std::string dir = scratch("radiance_hdr_bad");
     const int w = 64, h = 6;
     RleOptions o;
     o.seed = 3;

@@ -109,16 +109,6 @@ TEST_CASE("float and double basis agree", "[sh]") {
 
 TEST_CASE("clamped-cosine factors A_l equal the integral of max(0, cos) against Legendre polynomials", "[sh]") {
     // A_l = 2 pi * integral_0^1 t P_l(t) dt (Funk-Hecke), by composite Simpson with 20000 steps.
-    auto legendre_p = [](int l, double t) {
-        double p0 = 1, p1 = t;
-        if (l == 0) return p0;
-        for (int n = 2; n <= l; ++n) {
-            const double p2 = ((2 * n - 1) * t * p1 - (n - 1) * p0) / n;
-            p0 = p1;
-            p1 = p2;
-        }
-        return p1;
-    };
     for (int l = 0; l <= 4; ++l) {
         const int steps = 20000;
         const double h = 1.0 / steps;
@@ -126,7 +116,7 @@ TEST_CASE("clamped-cosine factors A_l equal the integral of max(0, cos) against 
         for (int i = 0; i <= steps; ++i) {
             const double t = i * h;
             const double wgt = (i == 0 || i == steps) ? 1 : (i % 2 ? 4 : 2);
-            s += wgt * t * legendre_p(l, t);
+            s += wgt * t * bake::test::legendre_p(l, t);
         }
         const double a_l = 2 * kPi * s * h / 3;
         INFO("l=" << l);

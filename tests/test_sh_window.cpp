@@ -6,23 +6,13 @@
 #include "test_support.h"
 
 using namespace bake;
+using bake::test::legendre_p;
 using bake::test::kPi;
 
 namespace {
 
 const ShWindowKind kFixedKinds[] = {ShWindowKind::None, ShWindowKind::Hann, ShWindowKind::Lanczos, ShWindowKind::Gauss};
 const ShWindowKind kWindowKinds[] = {ShWindowKind::Hann, ShWindowKind::Lanczos, ShWindowKind::Gauss};
-
-double legendre_p(int l, double t) {
-    double p0 = 1, p1 = t;
-    if (l == 0) return p0;
-    for (int n = 2; n <= l; ++n) {
-        const double p2 = ((2 * n - 1) * t * p1 - (n - 1) * p0) / n;
-        p0 = p1;
-        p1 = p2;
-    }
-    return p1;
-}
 
 // Irradiance of one delta light of unit power in direction s, as a function of t = n.s, with
 // band l scaled by factors[l]: by the addition theorem sum_m Y_lm(s) Y_lm(n) = (2l+1)/(4pi) P_l(t).

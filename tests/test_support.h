@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <random>
@@ -115,6 +116,34 @@ void for_each_texel(const Environment& env, const Fn& fn) {
                 fn(img.at(r, c), equirect_texel_direction(r, c, img.width, img.height),
                    equirect_row_solid_angle(r, img.width, img.height));
     }
+}
+
+// A fresh, empty scratch directory below the test's working directory (ctest runs every test
+// case in one shared work folder); returns its name.
+inline std::string scratch(const std::string& name) {
+    std::filesystem::remove_all(name);
+    std::filesystem::create_directories(name);
+    return name;
+}
+
+// The largest |value| of any channel.
+inline double max_abs(const std::vector<Rgb>& values) {
+    double m = 0;
+    for (const Rgb& v : values)
+        for (double x : v) m = std::max(m, std::fabs(x));
+    return m;
+}
+
+// Legendre polynomial P_l(t) by the three-term recurrence.
+inline double legendre_p(int l, double t) {
+    double p0 = 1, p1 = t;
+    if (l == 0) return p0;
+    for (int n = 2; n <= l; ++n) {
+        const double p2 = ((2 * n - 1) * t * p1 - (n - 1) * p0) / n;
+        p0 = p1;
+        p1 = p2;
+    }
+    return p1;
 }
 
 // Exact irradiance of the discrete environment: sum over texels of L * Omega * max(0, n . d).
