@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "coefficients_json.h"
 #include "gpu_exact_irradiance.h"
 #include "layout.h"
 
@@ -12,14 +13,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-ShCoefficients truncated(const ShCoefficients& c, int order) {
-    ShCoefficients out(order);
-    for (int k = 0; k < out.count() && k < c.count(); ++k) out.rgb[static_cast<std::size_t>(k)] = c.rgb[static_cast<std::size_t>(k)];
-    return out;
-}
-
-nlohmann::json rgb_json(const Rgb& v) { return {v[0], v[1], v[2]}; }
 
 }  // namespace
 
@@ -63,11 +56,11 @@ IrradianceAnalysis analyse_irradiance(const Environment& env, const ShCoefficien
     a.sh_error_ms = evaluator.ms - before;
     a.sh_error = make_sh_error_report(irradiance5, report_cells, exact);
 
-    a.window = choose_sh_window(window, truncated(irradiance5, order), window_cutoff);
+    const ShCoefficients asked = truncate_order(irradiance5, order);
+    a.window = choose_sh_window(window, asked, window_cutoff);
     if (a.window.kind != ShWindowKind::None) {
         a.sh_error.windowed = true;
-        a.sh_error.output = measure_sh_error(apply_sh_window(truncated(irradiance5, order), a.window.band_factors), order,
-                                             dirs, exact);
+        a.sh_error.output = measure_sh_error(apply_sh_window(asked, a.window.band_factors), order, dirs, exact);
     }
     return a;
 }

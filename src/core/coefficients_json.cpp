@@ -13,7 +13,7 @@ namespace {
 
 nlohmann::json coefficients_array(const ShCoefficients& c) {
     nlohmann::json a = nlohmann::json::array();
-    for (const Rgb& v : c.rgb) a.push_back({v[0], v[1], v[2]});
+    for (const Rgb& v : c.rgb) a.push_back(rgb_json(v));
     return a;
 }
 
@@ -36,6 +36,8 @@ ShCoefficients parse_coefficients(const nlohmann::json& a, const std::string& pa
 }
 
 }  // namespace
+
+nlohmann::json rgb_json(const Rgb& v) { return {v[0], v[1], v[2]}; }
 
 nlohmann::json convention_json() {
     return {

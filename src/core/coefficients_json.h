@@ -31,6 +31,9 @@ struct BakeRecord {
     nlohmann::json irradiance_map;            // how an irradiance map is made: {"method": "sh" | "exact", ...}
 };
 
+// [r, g, b].
+nlohmann::json rgb_json(const Rgb& v);
+
 // The convention every coefficient is expressed in (docs/CONVENTION.md), as a JSON object.
 nlohmann::json convention_json();
 

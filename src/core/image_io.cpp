@@ -454,17 +454,11 @@ LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels, PackedIm
     return out;
 }
 
-}  // namespace
-
-LoadedImage load_image(const std::string& path, std::uint64_t max_pixels) {
-    const std::string ext = lower_extension(path);
-    if (ext != ".hdr" && ext != ".exr")
-        input_error(path, (ext.empty() ? std::string("unsupported file type: no extension")
-                                       : "unsupported file type '" + ext + "'") +
-                              " (expected .hdr or .exr)");
-    check_regular_file(path);
+// Runs a loader, turning every failure into InputError("<path>: <problem>") (one line).
+template <typename Load>
+LoadedImage with_input_errors(const std::string& path, const Load& load) {
     try {
-        return ext == ".hdr" ? load_hdr(path, max_pixels) : load_exr(path, max_pixels);
+        return load();
     } catch (const InputError&) {
         throw;
     } catch (const std::bad_alloc&) {
@@ -475,29 +469,28 @@ LoadedImage load_image(const std::string& path, std::uint64_t max_pixels) {
     }
 }
 
+}  // namespace
+
+LoadedImage load_image(const std::string& path, std::uint64_t max_pixels) {
+    const std::string ext = lower_extension(path);
+    if (ext != ".hdr" && ext != ".exr")
+        input_error(path, (ext.empty() ? std::string("unsupported file type: no extension")
+                                       : "unsupported file type '" + ext + "'") +
+                              " (expected .hdr or .exr)");
+    check_regular_file(path);
+    return with_input_errors(path, [&] { return ext == ".hdr" ? load_hdr(path, max_pixels) : load_exr(path, max_pixels); });
+}
+
 LoadedImage load_image_packed(const std::string& path, std::uint64_t max_pixels) {
     const std::string ext = lower_extension(path);
     if (ext != ".hdr" && ext != ".exr") return load_image(path, max_pixels);  // its error
     check_regular_file(path);
-    try {
-        LoadedImage out;
-        if (ext == ".exr") {
-            PackedImage halves;
-            out = load_exr(path, max_pixels, &halves);
-            out.packed = std::move(halves);
-            return out;
-        }
-        PackedImage rgbe;
-        out = load_hdr(path, max_pixels, &rgbe);
-        out.packed = std::move(rgbe);
+    return with_input_errors(path, [&] {
+        PackedImage packed;
+        LoadedImage out = ext == ".exr" ? load_exr(path, max_pixels, &packed) : load_hdr(path, max_pixels, &packed);
+        out.packed = std::move(packed);
         return out;
-    } catch (const InputError&) {
-        throw;
-    } catch (const std::bad_alloc&) {
-        input_error(path, "not enough memory to load the image");
-    } catch (const std::exception& e) {
-        input_error(path, e.what());
-    }
+    });
 }
 
 std::optional<std::pair<int, int>> read_image_size(const std::string& path) {

@@ -1,5 +1,6 @@
 #include "sh.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace bake {
@@ -53,6 +54,12 @@ double clamped_cosine_band_factor(int l) {
         case 4: return -pi / 24.0;
         default: return 0.0;  // odd bands > 1 vanish; even bands > 4 are not used here
     }
+}
+
+ShCoefficients truncate_order(const ShCoefficients& c, int order) {
+    ShCoefficients out(order);
+    std::copy(c.rgb.begin(), c.rgb.begin() + std::min(c.count(), out.count()), out.rgb.begin());
+    return out;
 }
 
 ShCoefficients irradiance_from_radiance(const ShCoefficients& radiance) {

@@ -41,6 +41,10 @@ struct ShCoefficients {
     int count() const { return static_cast<int>(rgb.size()); }
 };
 
+// The first sh_count(order) coefficients of c (zeros beyond c's own): coefficients of lower bands
+// do not depend on the order projected.
+ShCoefficients truncate_order(const ShCoefficients& c, int order);
+
 // E_lm = A_l L_lm.
 ShCoefficients irradiance_from_radiance(const ShCoefficients& radiance);
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "coefficients_json.h"
+
 namespace bake {
 
 double ShErrorStats::worst_mean() const {
@@ -14,8 +16,7 @@ ShErrorStats measure_sh_error(const ShCoefficients& irradiance, int order, const
                               const std::vector<Rgb>& exact) {
     ShErrorStats s;
     s.order = order;
-    ShCoefficients c(order);
-    std::copy(irradiance.rgb.begin(), irradiance.rgb.begin() + std::min(irradiance.count(), c.count()), c.rgb.begin());
+    const ShCoefficients c = truncate_order(irradiance, order);
     const std::size_t n = directions.size();
     if (n == 0) return s;
     std::vector<Rgb> sh(n);
@@ -61,10 +62,6 @@ ShErrorReport make_sh_error_report(const ShCoefficients& irradiance5, const Irra
     r.order5 = measure_sh_error(irradiance5, 5, dirs, exact);
     return r;
 }
-
-namespace {
-nlohmann::json rgb_json(const Rgb& v) { return {v[0], v[1], v[2]}; }
-}  // namespace
 
 nlohmann::json to_json(const ShErrorStats& s) {
     return {{"order", s.order},
