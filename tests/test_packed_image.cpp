@@ -24,6 +24,7 @@
 #include "texel_policy.h"
 
 using namespace bake;
+using bake::test::zero_packed_equirect;
 
 namespace {
 
@@ -106,12 +107,7 @@ TEST_CASE("packed: float EXRs, cube layouts and face files load as floats", "[pa
 
 TEST_CASE("packed: half texel policies match the float ones value for value", "[packed]") {
     // Every half bit pattern once: zeros of both signs, subnormals, negatives, Inf and NaN.
-    Environment p;
-    p.layout = Layout::Equirect;
-    p.packed.encoding = TexelEncoding::Half;
-    p.packed.width = 65536 / 3 + 1;
-    p.packed.height = 1;
-    p.packed.bytes.assign(p.packed.pixel_count() * 6, 0);
+    Environment p = zero_packed_equirect(65536 / 3 + 1, 1, TexelEncoding::Half);
     for (std::uint32_t v = 0; v < 65536; ++v) {
         const std::uint16_t bits = static_cast<std::uint16_t>(v);
         std::memcpy(&p.packed.bytes[2 * v], &bits, 2);
@@ -151,12 +147,7 @@ TEST_CASE("packed: half texel policies match the float ones value for value", "[
 }
 
 TEST_CASE("packed: RGBE expands as stb_image converts, and has nothing to clamp", "[packed]") {
-    Environment p;
-    p.layout = Layout::Equirect;
-    p.packed.encoding = TexelEncoding::Rgbe8;
-    p.packed.width = 256;
-    p.packed.height = 3;
-    p.packed.bytes.resize(p.packed.pixel_count() * 4);
+    Environment p = zero_packed_equirect(256, 3, TexelEncoding::Rgbe8);
     std::mt19937 rng(5);
     for (std::size_t i = 0; i < p.packed.pixel_count(); ++i) {
         std::uint8_t* t = &p.packed.bytes[4 * i];
@@ -181,12 +172,7 @@ TEST_CASE("packed: RGBE expands as stb_image converts, and has nothing to clamp"
 TEST_CASE("packed: scans of many chunks count everything and report the first non-finite texel", "[packed]") {
     // 1024 x 512 x 3 values: several of the scans' chunks. Negatives everywhere; non-finite values
     // only late, so that the first one is not in the first chunk. Expected: a plain loop here.
-    Environment p;
-    p.layout = Layout::Equirect;
-    p.packed.encoding = TexelEncoding::Half;
-    p.packed.width = 1024;
-    p.packed.height = 512;
-    p.packed.bytes.resize(p.packed.pixel_count() * 6);
+    Environment p = zero_packed_equirect(1024, 512, TexelEncoding::Half);
     std::mt19937 rng(5);
     const std::size_t values = p.packed.pixel_count() * 3;
     std::size_t nonfinite = 0, negative = 0, first = 0;

@@ -61,17 +61,22 @@ inline Environment make_random_cube_env(int n, unsigned seed, float lo = 0.0f, f
     return env;
 }
 
-// A smooth, positive, non-symmetric radiance: a soft "sky" with a broad warm lobe.
-// Random packed lat-long texels: RGBE with exponents in [100, 160] (values ~2^-36..2^24) and
-// some all-zero texels; or any finite half, negative and subnormal ones included.
-inline Environment random_packed_equirect(int w, int h, TexelEncoding encoding, unsigned seed) {
-    std::mt19937 rng(seed);
+// A lat-long environment of w x h packed texels, all bytes zero.
+inline Environment zero_packed_equirect(int w, int h, TexelEncoding encoding) {
     Environment env;
     env.layout = Layout::Equirect;
     env.packed.encoding = encoding;
     env.packed.width = w;
     env.packed.height = h;
     env.packed.bytes.resize(env.packed.pixel_count() * bytes_per_texel(encoding));
+    return env;
+}
+
+// Random packed lat-long texels: RGBE with exponents in [100, 160] (values ~2^-36..2^24) and
+// some all-zero texels; or any finite half, negative and subnormal ones included.
+inline Environment random_packed_equirect(int w, int h, TexelEncoding encoding, unsigned seed) {
+    std::mt19937 rng(seed);
+    Environment env = zero_packed_equirect(w, h, encoding);
     std::uniform_int_distribution<int> byte(0, 255), exponent(100, 160), one_in(0, 19);
     if (encoding == TexelEncoding::Rgbe8) {
         for (std::size_t i = 0; i < env.packed.pixel_count(); ++i) {
@@ -93,6 +98,7 @@ inline Environment random_packed_equirect(int w, int h, TexelEncoding encoding, 
 }
 
 
+// A smooth, positive, non-symmetric radiance: a soft "sky" with a broad warm lobe.
 inline Rgb smooth_radiance(const Vec3& d) {
     const double lobe = std::exp(2.0 * (0.3 * d.x + 0.8 * d.y - 0.5 * d.z) - 2.0);
     return {1.0 + 0.5 * d.y + 3.0 * lobe, 0.8 + 0.3 * d.x + 2.0 * lobe, 0.6 - 0.2 * d.z + 1.0 * lobe};
