@@ -148,6 +148,11 @@ TEST_CASE("windows: the written coefficients are the unwindowed ones times the s
     CHECK(g.exit_code == 7);
     CHECK(g.err.find("windowed") != std::string::npos);
     CHECK(run_cli(kSample + " --device cpu --window hann --golden " + dir + "/hann.json").exit_code == 0);
+    // A fixed window too mild to stop the ringing says so, and points to auto.
+    const CliResult mild = run_cli(kSample + " -o " + dir + "/mild.json --device cpu --window hann --window-cutoff 50");
+    CHECK(mild.exit_code == 0);
+    CHECK(mild.err.find("stays negative in some directions with the hann window") != std::string::npos);
+    CHECK(read_json(dir + "/mild.json").at("window").at("nonnegative") == false);
     // A cutoff applies to fixed windows only.
     CHECK(run_cli(kSample + " -o " + dir + "/x.json --window auto --window-cutoff 3").exit_code == 2);
 }

@@ -560,12 +560,16 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
                                       : nlohmann::json{{"method", "sh"}};
     rep.window = record.window;
     rep.sh_error = record.sh_error;
-    if (window_kind != ShWindowKind::None && !analysis.window.nonnegative && !o_.quiet)
-        print_line("warning: " + job.label + ": no " + o_.window +
-                   " window makes the irradiance non-negative (the mean radiance is negative in some channel)");
-    const std::string sh_warning = sh_error_warning(analysis.sh_error, o_.order, o_.warn_error);
-    if (!sh_warning.empty()) {
-        rep.warnings.push_back("warning: " + job.label + ": " + sh_warning);
+    std::vector<std::string> warnings;
+    if (window_kind == ShWindowKind::Auto && !analysis.window.nonnegative)
+        warnings.push_back("no window makes the irradiance non-negative: the mean radiance is negative in some channel");
+    else if (window_kind != ShWindowKind::None && !analysis.window.nonnegative)
+        warnings.push_back("the irradiance stays negative in some directions with the " + o_.window +
+                           " window; --window auto finds the mildest one that is not");
+    if (const std::string line = sh_error_warning(analysis.sh_error, o_.order, o_.warn_error); !line.empty())
+        warnings.push_back(line);
+    for (const std::string& w : warnings) {
+        rep.warnings.push_back("warning: " + job.label + ": " + w);
         if (!o_.quiet) print_line(rep.warnings.back());
     }
 
