@@ -1,0 +1,270 @@
+#include "specular_prefilter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "equirect.h"
+#include "ggx.h"
+#include "parallel.h"
+
+namespace bake {
+
+namespace {
+
+bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+int next_power_of_two(int n) {
+    int p = 1;
+    while (p < n) p *= 2;
+    return p;
+}
+
+// d(Ω)/d(s,t) of a face at face coordinates (s, t): 1 / (1 + s² + t²)^(3/2).
+double face_jacobian(double s, double t) {
+    const double r2 = 1.0 + s * s + t * t;
+    return 1.0 / (r2 * std::sqrt(r2));
+}
+
+// The input texel a direction falls in (the input is constant over each texel).
+const float* input_texel(const Environment& env, const Vec3& d) {
+    if (env.is_cube()) {
+        int face;
+        double sc, tc;
+        cube_face_coords(d, &face, &sc, &tc);
+        const int n = env.cube.size;
+        const int col = std::min(n - 1, std::max(0, static_cast<int>((sc + 1.0) * 0.5 * n)));
+        const int row = std::min(n - 1, std::max(0, static_cast<int>((tc + 1.0) * 0.5 * n)));
+        return env.cube.faces[face].at(row, col);
+    }
+    double u, v;
+    equirect_uv(d, &u, &v);
+    const int w = env.equirect.width, h = env.equirect.height;
+    const int col = std::min(w - 1, std::max(0, static_cast<int>(u * w)));
+    const int row = std::min(h - 1, std::max(0, static_cast<int>(v * h)));
+    return env.equirect.at(row, col);
+}
+
+// W(c) = max(0, c)·D(h) for c = n·l: n·h = sqrt((1 + c) / 2) since h bisects n and l.
+double lobe_weight(double c, double alpha) {
+    if (c <= 0) return 0;
+    return c * ggx_d(std::sqrt(0.5 * (1.0 + c)), alpha);
+}
+
+}  // namespace
+
+int default_specular_source_size(const Environment& env, int base_size) {
+    const int face = env.is_cube() ? env.cube.size : std::max(1, env.width() / 4);
+    return std::min(2 * base_size, std::max(base_size, next_power_of_two(face)));
+}
+
+CubeMap make_specular_source(const Environment& env, int size, int threads) {
+    if (env.is_packed()) throw std::invalid_argument("make_specular_source: expand packed texels first");
+    CubeMap out(size);
+    const bool exact = env.is_cube() && env.cube.size >= size && env.cube.size % size == 0 &&
+                       is_power_of_two(env.cube.size / size);
+    // Input texels along one output texel's edge (an equirect W wide spans a quarter turn in W/4).
+    const double ratio = (env.is_cube() ? env.cube.size : env.width() / 4.0) / size;
+    const int k = exact ? env.cube.size / size : std::min(16, std::max(1, static_cast<int>(std::ceil(2.0 * ratio))));
+    const int n_in = env.is_cube() ? env.cube.size : 0;
+    parallel_for(6 * size, resolve_threads(threads, 6 * size), [&](int task) {
+        const int face = task / size, row = task % size;
+        for (int col = 0; col < size; ++col) {
+            double sum[3] = {0, 0, 0}, weight = 0;
+            for (int i = 0; i < k; ++i)
+                for (int j = 0; j < k; ++j) {
+                    const float* texel;
+                    double w;
+                    if (exact) {
+                        const int r = row * k + i, c = col * k + j;
+                        texel = env.cube.faces[face].at(r, c);
+                        w = cube_texel_solid_angle(r, c, n_in);
+                    } else {
+                        const double sc = 2.0 * (col + (j + 0.5) / k) / size - 1.0;
+                        const double tc = 2.0 * (row + (i + 0.5) / k) / size - 1.0;
+                        texel = input_texel(env, normalize(cube_face_direction(face, sc, tc)));
+                        w = face_jacobian(sc, tc);
+                    }
+                    for (int ch = 0; ch < 3; ++ch) sum[ch] += w * texel[ch];
+                    weight += w;
+                }
+            float* o = out.faces[face].at(row, col);
+            for (int ch = 0; ch < 3; ++ch) o[ch] = static_cast<float>(sum[ch] / weight);
+        }
+    });
+    return out;
+}
+
+std::vector<CubeMap> cube_mip_chain(const CubeMap& base, int threads) {
+    if (!is_power_of_two(base.size)) throw std::invalid_argument("cube_mip_chain: face size is not a power of two");
+    std::vector<CubeMap> chain;
+    chain.push_back(base);
+    while (chain.back().size > 1) {
+        const CubeMap& fine = chain.back();
+        CubeMap coarse(fine.size / 2);
+        const int n = coarse.size;
+        parallel_for(6 * n, resolve_threads(threads, 6 * n), [&](int task) {
+            const int face = task / n, row = task % n;
+            for (int col = 0; col < n; ++col) {
+                double sum[3] = {0, 0, 0}, weight = 0;
+                for (int i = 0; i < 2; ++i)
+                    for (int j = 0; j < 2; ++j) {
+                        const int r = 2 * row + i, c = 2 * col + j;
+                        const double w = cube_texel_solid_angle(r, c, fine.size);
+                        const float* t = fine.faces[face].at(r, c);
+                        for (int ch = 0; ch < 3; ++ch) sum[ch] += w * t[ch];
+                        weight += w;
+                    }
+                float* o = coarse.faces[face].at(row, col);
+                for (int ch = 0; ch < 3; ++ch) o[ch] = static_cast<float>(sum[ch] / weight);
+            }
+        });
+        chain.push_back(std::move(coarse));
+    }
+    return chain;
+}
+
+CubeMap specular_level_zero(const std::vector<CubeMap>& source_mips, int base_size) {
+    for (const CubeMap& m : source_mips)
+        if (m.size == base_size) return m;
+    const CubeMap& src = source_mips.front();
+    if (src.size > base_size) throw std::invalid_argument("specular_level_zero: no mip of the base size");
+    CubeMap out(base_size);
+    const int f = base_size / src.size;  // both powers of two
+    for (int face = 0; face < 6; ++face)
+        for (int row = 0; row < base_size; ++row)
+            for (int col = 0; col < base_size; ++col)
+                std::copy_n(src.faces[face].at(row / f, col / f), 3, out.faces[face].at(row, col));
+    return out;
+}
+
+int specular_level_samples(int samples, int level) {
+    long long n = samples;
+    for (int i = 1; i < level && n < kMaxSpecularSamples; ++i) n *= 4;
+    return static_cast<int>(std::min<long long>(n, kMaxSpecularSamples));
+}
+
+std::vector<SpecularSample> specular_sample_set(double roughness, int samples, int source_size, double lod_bias) {
+    const double alpha = roughness * roughness;
+    if (alpha <= 0) return {{0.f, 0.f, 1.f, 0.f}};
+    const double texel_solid_angle = 4.0 * kPi / (6.0 * source_size * source_size);
+    std::vector<SpecularSample> out;
+    for (int i = 0; i < samples; ++i) {
+        double u1, u2;
+        hammersley(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(samples), &u1, &u2);
+        const Vec3 h = sample_ggx_ndf(u1, u2, alpha);
+        const Vec3 l = reflect_about({0, 0, 1}, h);
+        if (l.z <= 0) continue;
+        const double pdf = ggx_d(h.z, alpha) / 4.0;  // D(h)·(n·h) / (4 v·h), v = n
+        const double sample_solid_angle = 1.0 / (samples * pdf);
+        const double lod = std::max(0.0, 0.5 * std::log2(sample_solid_angle / texel_solid_angle) + lod_bias);
+        out.push_back({static_cast<float>(l.x), static_cast<float>(l.y), static_cast<float>(l.z), static_cast<float>(lod)});
+    }
+    return out;
+}
+
+void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughness, double out[3]) {
+    const int size = source.size;
+    if (roughness <= 0) {
+        int face;
+        double sc, tc;
+        cube_face_coords(n, &face, &sc, &tc);
+        const int col = std::min(size - 1, std::max(0, static_cast<int>((sc + 1.0) * 0.5 * size)));
+        const int row = std::min(size - 1, std::max(0, static_cast<int>((tc + 1.0) * 0.5 * size)));
+        const float* t = source.faces[face].at(row, col);
+        for (int ch = 0; ch < 3; ++ch) out[ch] = t[ch];
+        return;
+    }
+    const double alpha = roughness * roughness;
+    double sum[3] = {0, 0, 0}, weight = 0;
+    for (int face = 0; face < 6; ++face)
+        for (int row = 0; row < size; ++row)
+            for (int col = 0; col < size; ++col) {
+                const Vec3 d = cube_texel_direction(face, row, col, size);
+                const double omega = cube_texel_solid_angle(row, col, size);
+                const double extent = std::sqrt(omega);  // the texel's angular size
+                const double c = dot(n, d);
+                if (c <= -extent) continue;  // wholly behind n's horizon
+                // W varies on the scale of the lobe (~2 alpha in l) near its centre and of theta/4
+                // in its power-law tail (D ~ alpha² / theta⁴ there).
+                const double theta = std::acos(std::min(1.0, std::max(-1.0, c)));
+                const double scale = std::max(2.0 * alpha, 0.25 * theta);
+                const int k = std::min(32, std::max(1, static_cast<int>(std::ceil(8.0 * extent / scale))));
+                double w_texel;
+                if (k == 1) {
+                    w_texel = omega * lobe_weight(c, alpha);
+                } else {
+                    // Midpoint rule over k x k parts, part solid angles from the face Jacobian,
+                    // rescaled to sum to the texel's exact solid angle.
+                    double wj = 0, wsum = 0;
+                    for (int i = 0; i < k; ++i)
+                        for (int j = 0; j < k; ++j) {
+                            const double sc = 2.0 * (col + (j + 0.5) / k) / size - 1.0;
+                            const double tc = 2.0 * (row + (i + 0.5) / k) / size - 1.0;
+                            const double jac = face_jacobian(sc, tc);
+                            wj += jac;
+                            wsum += jac * lobe_weight(dot(n, normalize(cube_face_direction(face, sc, tc))), alpha);
+                        }
+                    w_texel = omega * wsum / wj;
+                }
+                if (w_texel == 0) continue;
+                const float* t = source.faces[face].at(row, col);
+                for (int ch = 0; ch < 3; ++ch) sum[ch] += w_texel * t[ch];
+                weight += w_texel;
+            }
+    for (int ch = 0; ch < 3; ++ch) out[ch] = sum[ch] / weight;
+}
+
+std::vector<CubeMap> prefilter_specular_cpu(const CubeMap& source, int base_size, int threads) {
+    const int levels = specular_level_count(base_size);
+    std::vector<CubeMap> chain;
+    chain.push_back(specular_level_zero(cube_mip_chain(source, threads), base_size));
+    for (int level = 1; level < levels; ++level) {
+        const int n = base_size >> level;
+        const double roughness = specular_level_roughness(level, levels);
+        CubeMap m(n);
+        parallel_for(6 * n * n, resolve_threads(threads, 6 * n * n), [&](int task) {
+            const int face = task / (n * n), row = task / n % n, col = task % n;
+            double v[3];
+            prefilter_specular_at(source, cube_texel_direction(face, row, col, n), roughness, v);
+            float* o = m.faces[face].at(row, col);
+            for (int ch = 0; ch < 3; ++ch) o[ch] = static_cast<float>(v[ch]);
+        });
+        chain.push_back(std::move(m));
+    }
+    return chain;
+}
+
+std::vector<SpecularLevelDifference> compare_specular_chains(const std::vector<CubeMap>& a, const std::vector<CubeMap>& b) {
+    if (a.size() != b.size()) throw std::invalid_argument("compare_specular_chains: different level counts");
+    std::vector<SpecularLevelDifference> out;
+    const int levels = static_cast<int>(a.size());
+    for (int level = 0; level < levels; ++level) {
+        const CubeMap &x = a[level], &y = b[level];
+        if (x.size != y.size) throw std::invalid_argument("compare_specular_chains: different level sizes");
+        double max_ref = 0, max_diff = 0;
+        for (int f = 0; f < 6; ++f)
+            for (std::size_t i = 0; i < y.faces[f].rgb.size(); ++i) {
+                max_ref = std::max(max_ref, std::fabs(static_cast<double>(y.faces[f].rgb[i])));
+                max_diff = std::max(max_diff, std::fabs(static_cast<double>(x.faces[f].rgb[i]) - y.faces[f].rgb[i]));
+            }
+        double rel_sum = 0;
+        long long counted = 0;
+        for (int f = 0; f < 6; ++f)
+            for (std::size_t i = 0; i < y.faces[f].rgb.size(); ++i) {
+                const double ref = std::fabs(static_cast<double>(y.faces[f].rgb[i]));
+                if (ref <= 1e-3 * max_ref) continue;
+                rel_sum += std::fabs(static_cast<double>(x.faces[f].rgb[i]) - y.faces[f].rgb[i]) / ref;
+                ++counted;
+            }
+        SpecularLevelDifference d;
+        d.level = level;
+        d.roughness = specular_level_roughness(level, levels);
+        d.max_rel_to_max = max_ref > 0 ? max_diff / max_ref : max_diff;
+        d.mean_rel = counted ? rel_sum / counted : 0;
+        out.push_back(d);
+    }
+    return out;
+}
+
+}  // namespace bake

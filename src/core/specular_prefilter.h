@@ -1,0 +1,84 @@
+#pragma once
+// The specular half of image-based lighting: the environment prefiltered with the GGX lobe for a
+// chain of roughnesses (Karis 2013's split sum, with N = V = R), CPU side: the source cube map the
+// prefilter reads, its mip chain, the sample sets the GPU path uses, and a double brute-force
+// reference that integrates the lobe over every source texel.
+//
+// The lobe. With V = N, a reflected direction l has half vector h = normalize(n + l) and
+// n·h = v·h, so importance sampling h from D(h)·(n·h) gives l the density D(h)/4, and Karis'
+// estimator Σ L(l)·(n·l) / Σ (n·l) converges to
+//     P(n) = ∫ L(l) W(n, l) dl / ∫ W(n, l) dl,   W(n, l) = max(0, n·l) · D(h),
+// which is what the reference computes over the source texels and what the GPU estimates.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cube_map.h"
+#include "layout.h"
+#include "vec3.h"
+
+namespace bake {
+
+struct SpecularSettings {
+    int base_size = 256;      // face size of level 0 (a power of two); levels down to 1x1
+    int source_size = 0;      // face size of the source cube the lobe is integrated over; 0: default_specular_source_size
+    int samples = 1024;       // GGX samples per output texel of level 1 on the GPU; see specular_level_samples
+    double lod_bias = 1.0;    // added to the mip level each sample reads (Karis 2013: +1 smooths the few-sample case)
+};
+
+// Default source face: the input's own resolution (an equirect W wide has W/4 texels a face)
+// rounded up to a power of two, at least the base size and at most twice it, so that level 0 is
+// an exact area average and the sharpest prefiltered level sees its lobe over about ten texels.
+int default_specular_source_size(const Environment& env, int base_size);
+
+// The source cube the prefilter reads: every texel the area average of the input over it. A cube
+// input whose face is the source size times a power of two is averaged exactly (solid-angle
+// weighted); anything else is averaged over k x k points a texel, each point taking the input texel
+// it falls in (nearest: the input is constant over its texels), k enough to reach every input texel.
+CubeMap make_specular_source(const Environment& env, int size, int threads = 0);
+
+// Solid-angle-weighted 2x2 averages down to 1x1: level 0 is `base` itself (size a power of two).
+std::vector<CubeMap> cube_mip_chain(const CubeMap& base, int threads = 0);
+
+// The chain's level 0 (roughness 0): the area average of the source over each texel of the base
+// size, i.e. the source's mip level of that size (or, for a smaller source, its texel under each one).
+CubeMap specular_level_zero(const std::vector<CubeMap>& source_mips, int base_size);
+
+// Samples a texel of level i (>= 1) takes: samples · 4^(i-1), at most kMaxSpecularSamples. A level
+// has a quarter of the texels of the one above, so every level costs about the same, and the wide
+// lobes of the rough levels, where few samples would each read a blurred mip, are summed nearly
+// texel by texel.
+constexpr int kMaxSpecularSamples = 1 << 16;
+int specular_level_samples(int samples, int level);
+
+// One GPU sample of a level: the direction l in the local frame (+Z = n) and the source mip level it
+// reads. Its weight is l.z (n·l); samples with n·l <= 0 are dropped.
+struct SpecularSample {
+    float x, y, z, lod;
+};
+// `samples` Hammersley points through the GGX NDF for alpha = roughness², with Karis' mip-filtered
+// sampling: lod = max(0, ½·log2(Ω_s / Ω_p) + lod_bias), Ω_s = 1 / (samples · pdf(l)), Ω_p = 4π/(6·source_size²).
+std::vector<SpecularSample> specular_sample_set(double roughness, int samples, int source_size, double lod_bias);
+
+// The reference: P(n) for one direction, in double, over every texel of `source`, each texel cut
+// into k x k parts where the lobe is narrow next to it (k from the texel's angular size, the lobe
+// width alpha and its angular distance from n; at most 32), so that the lobe's variation inside a
+// part stays below a fortieth of its width. roughness 0 returns the texel n falls in.
+void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughness, double out[3]);
+
+// The whole chain by the reference: level i for roughness i/(levels-1), level 0 as specular_level_zero.
+// O(outputs x source texels): for checking, on small sizes.
+std::vector<CubeMap> prefilter_specular_cpu(const CubeMap& source, int base_size, int threads = 0);
+
+// How far a chain is from a reference chain, per level: max |a - b| over the level's max |b|
+// (the measure of the 1e-3 target) and the mean of |a - b| / |b| over texels with
+// |b| > 1e-3 · max |b|, all channels.
+struct SpecularLevelDifference {
+    int level = 0;
+    double roughness = 0;
+    double max_rel_to_max = 0;
+    double mean_rel = 0;
+};
+std::vector<SpecularLevelDifference> compare_specular_chains(const std::vector<CubeMap>& a, const std::vector<CubeMap>& b);
+
+}  // namespace bake

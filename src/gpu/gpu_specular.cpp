@@ -1,0 +1,114 @@
+#include "gpu_specular.h"
+
+#include <string>
+
+#include "ggx.h"
+#include "gl_objects.h"
+
+namespace bake {
+
+namespace {
+constexpr GLuint kGroupSide = 8;  // shaders/specular_prefilter.comp: 8 x 8 texels a work group
+}
+
+struct GpuSpecularPrefilter::Impl {
+    explicit Impl(ComputePrograms& p) : programs(p) {}
+    ~Impl() {
+        if (texture) glDeleteTextures(1, &texture);
+    }
+    ComputePrograms& programs;
+    GLuint texture = 0;
+    GlBuffer samples, output;
+    StageTimer timer, upload_timer;
+    double last_ms = 0, last_upload_ms = 0;
+    GLuint program() {
+        // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
+        return programs.get("specular_prefilter.comp", "#define SH_ORDER 1\n");
+    }
+    void upload(const std::vector<CubeMap>& mips) {
+        if (texture) glDeleteTextures(1, &texture);
+        glGenTextures(1, &texture);
+        glBindTexture(GL_TEXTURE_CUBE_MAP, texture);
+        // Float32: half would round the texels by 2^-11 before any filtering.
+        glTexStorage2D(GL_TEXTURE_CUBE_MAP, static_cast<GLsizei>(mips.size()), GL_RGBA32F, mips[0].size, mips[0].size);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);  // rows of RGB float: always a multiple of 4 bytes
+        upload_timer.reset();
+        upload_timer.begin();
+        for (std::size_t level = 0; level < mips.size(); ++level)
+            for (int f = 0; f < 6; ++f)
+                glTexSubImage2D(static_cast<GLenum>(GL_TEXTURE_CUBE_MAP_POSITIVE_X + f), static_cast<GLint>(level), 0, 0,
+                                mips[level].size, mips[level].size, GL_RGB, GL_FLOAT, mips[level].faces[f].rgb.data());
+        upload_timer.end();
+        glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+        glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MAX_LEVEL, static_cast<GLint>(mips.size() - 1));
+        // Samples near an edge filter across it, with the neighbouring face's texels.
+        glEnable(GL_TEXTURE_CUBE_MAP_SEAMLESS);
+        check_gl("uploading the specular source cube");
+    }
+};
+
+GpuSpecularPrefilter::GpuSpecularPrefilter(ComputePrograms& programs) : impl_(std::make_unique<Impl>(programs)) {}
+GpuSpecularPrefilter::~GpuSpecularPrefilter() = default;
+
+void GpuSpecularPrefilter::prepare() { impl_->program(); }
+
+std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const std::vector<CubeMap>& source_mips, const SpecularSettings& settings) {
+    Impl& m = *impl_;
+    const int levels = specular_level_count(settings.base_size);
+    std::vector<CubeMap> chain;
+    chain.push_back(specular_level_zero(source_mips, settings.base_size));
+    m.upload(source_mips);
+    const GLuint program = m.program();
+    glUseProgram(program);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_CUBE_MAP, m.texture);
+    glUniform1i(glGetUniformLocation(program, "u_source"), 0);
+    m.timer.reset();
+    std::vector<float> packed, result;
+    for (int level = 1; level < levels; ++level) {
+        const int n = settings.base_size >> level;
+        const auto set = specular_sample_set(specular_level_roughness(level, levels), specular_level_samples(settings.samples, level), source_mips[0].size,
+                                             settings.lod_bias);
+        packed.assign(4 * set.size(), 0.0f);
+        double weight = 0;
+        for (std::size_t i = 0; i < set.size(); ++i) {
+            packed[4 * i] = set[i].x;
+            packed[4 * i + 1] = set[i].y;
+            packed[4 * i + 2] = set[i].z;
+            packed[4 * i + 3] = set[i].lod;
+            weight += set[i].z;
+        }
+        const std::size_t texels = 6 * static_cast<std::size_t>(n) * n;
+        m.samples.allocate(packed.size() * sizeof(float), packed.data());
+        m.output.allocate(4 * texels * sizeof(float), nullptr, GL_STREAM_READ);
+        m.samples.bind(0);
+        m.output.bind(1);
+        glUniform1ui(glGetUniformLocation(program, "u_size"), static_cast<GLuint>(n));
+        glUniform1ui(glGetUniformLocation(program, "u_sample_count"), static_cast<GLuint>(set.size()));
+        glUniform1f(glGetUniformLocation(program, "u_inv_weight"), static_cast<float>(1.0 / weight));
+        const GLuint groups = (static_cast<GLuint>(n) + kGroupSide - 1) / kGroupSide;
+        m.timer.begin();
+        glDispatchCompute(groups, groups, 6);
+        m.timer.end();
+        check_gl("the specular prefilter pass");
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        result.resize(4 * texels);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, m.output.id);
+        glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(result.size() * sizeof(float)), result.data());
+        check_gl("reading the specular level back");
+        CubeMap out(n);
+        for (int f = 0; f < 6; ++f)
+            for (std::size_t i = 0; i < static_cast<std::size_t>(n) * n; ++i)
+                for (int c = 0; c < 3; ++c) out.faces[f].rgb[3 * i + c] = result[4 * (f * static_cast<std::size_t>(n) * n + i) + c];
+        chain.push_back(std::move(out));
+    }
+    m.last_ms = m.timer.total_ms();
+    m.last_upload_ms = m.upload_timer.total_ms();
+    return chain;
+}
+
+double GpuSpecularPrefilter::last_ms() const { return impl_->last_ms; }
+double GpuSpecularPrefilter::last_upload_ms() const { return impl_->last_upload_ms; }
+
+}  // namespace bake
