@@ -51,6 +51,25 @@ double lobe_weight(double c, double alpha) {
     return c * ggx_d(std::sqrt(0.5 * (1.0 + c)), alpha);
 }
 
+// Bilinear read of a mip at direction d, within d's face (clamped at its edges).
+void read_bilinear(const CubeMap& m, const Vec3& d, double out[3]) {
+    int face;
+    double sc, tc;
+    cube_face_coords(d, &face, &sc, &tc);
+    const int n = m.size;
+    const double x = (sc + 1.0) * 0.5 * n - 0.5, y = (tc + 1.0) * 0.5 * n - 0.5;
+    const int x0 = static_cast<int>(std::floor(x)), y0 = static_cast<int>(std::floor(y));
+    const double fx = x - x0, fy = y - y0;
+    out[0] = out[1] = out[2] = 0;
+    for (int j = 0; j < 2; ++j)
+        for (int i = 0; i < 2; ++i) {
+            const int col = std::min(n - 1, std::max(0, x0 + i)), row = std::min(n - 1, std::max(0, y0 + j));
+            const double w = (i ? fx : 1 - fx) * (j ? fy : 1 - fy);
+            const float* t = m.faces[face].at(row, col);
+            for (int ch = 0; ch < 3; ++ch) out[ch] += w * t[ch];
+        }
+}
+
 }  // namespace
 
 int default_specular_source_size(const Environment& env, int base_size) {
@@ -161,6 +180,49 @@ std::vector<SpecularSample> specular_sample_set(double roughness, int samples, i
         out.push_back({static_cast<float>(l.x), static_cast<float>(l.y), static_cast<float>(l.z), static_cast<float>(lod)});
     }
     return out;
+}
+
+std::vector<CubeMap> prefilter_specular_sampled(const std::vector<CubeMap>& source_mips, const SpecularSettings& settings,
+                                                int threads) {
+    const int levels = specular_level_count(settings.base_size);
+    const int last_mip = static_cast<int>(source_mips.size()) - 1;
+    std::vector<CubeMap> chain;
+    chain.push_back(specular_level_zero(source_mips, settings.base_size));
+    for (int level = 1; level < levels; ++level) {
+        const int n = settings.base_size >> level;
+        const auto set = specular_sample_set(specular_level_roughness(level, levels),
+                                             specular_level_samples(settings.samples, level), source_mips[0].size,
+                                             settings.lod_bias);
+        double weight = 0;
+        for (const SpecularSample& s : set) weight += s.z;
+        CubeMap m(n);
+        parallel_for(6 * n, resolve_threads(threads, 6 * n), [&](int task) {
+            const int face = task / n, row = task % n;
+            for (int col = 0; col < n; ++col) {
+                const Vec3 nd = cube_texel_direction(face, row, col, n);
+                // The shader's frame: t = normalize(cross(up, n)), b = cross(n, t).
+                const Vec3 up = std::fabs(nd.y) < 0.999 ? Vec3{0, 1, 0} : Vec3{1, 0, 0};
+                const Vec3 t = normalize({up.y * nd.z - up.z * nd.y, up.z * nd.x - up.x * nd.z, up.x * nd.y - up.y * nd.x});
+                const Vec3 b = {nd.y * t.z - nd.z * t.y, nd.z * t.x - nd.x * t.z, nd.x * t.y - nd.y * t.x};
+                double sum[3] = {0, 0, 0};
+                for (const SpecularSample& s : set) {
+                    const Vec3 l = {s.x * t.x + s.y * b.x + s.z * nd.x, s.x * t.y + s.y * b.y + s.z * nd.y,
+                                    s.x * t.z + s.y * b.z + s.z * nd.z};
+                    const double lod = std::min<double>(s.lod, last_mip);
+                    const int l0 = static_cast<int>(lod), l1 = std::min(last_mip, l0 + 1);
+                    const double f = lod - l0;
+                    double a[3], c[3];
+                    read_bilinear(source_mips[l0], l, a);
+                    if (f > 0) read_bilinear(source_mips[l1], l, c);
+                    for (int ch = 0; ch < 3; ++ch) sum[ch] += s.z * (f > 0 ? (1 - f) * a[ch] + f * c[ch] : a[ch]);
+                }
+                float* o = m.faces[face].at(row, col);
+                for (int ch = 0; ch < 3; ++ch) o[ch] = static_cast<float>(sum[ch] / weight);
+            }
+        });
+        chain.push_back(std::move(m));
+    }
+    return chain;
 }
 
 void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughness, double out[3]) {

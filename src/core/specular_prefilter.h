@@ -60,6 +60,13 @@ struct SpecularSample {
 // sampling: lod = max(0, ½·log2(Ω_s / Ω_p) + lod_bias), Ω_s = 1 / (samples · pdf(l)), Ω_p = 4π/(6·source_size²).
 std::vector<SpecularSample> specular_sample_set(double roughness, int samples, int source_size, double lod_bias);
 
+// The GPU path's estimator on the CPU, in double (the fallback without OpenGL): the same sample
+// sets, each read with trilinear filtering of the mip chain. Unlike GL's seamless cube filtering,
+// a bilinear read clamps at its face's edge, which differs from the GPU within half a texel of
+// an edge only. source_mips: cube_mip_chain(source).
+std::vector<CubeMap> prefilter_specular_sampled(const std::vector<CubeMap>& source_mips, const SpecularSettings& settings,
+                                                int threads = 0);
+
 // The reference: P(n) for one direction, in double, over every texel of `source`, each texel cut
 // into k x k parts where the lobe is narrow next to it (k from the texel's angular size, the lobe
 // width alpha and its angular distance from n; at most 32), so that the lobe's variation inside a
