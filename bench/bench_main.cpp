@@ -21,6 +21,7 @@
 
 #include "end_to_end.h"
 #include "exact_bench.h"
+#include "specular_bench.h"
 #include "gl_context.h"
 #include "gpu_projector.h"
 #include "image_io.h"
@@ -312,6 +313,8 @@ struct Args {
     bool quick = false, repeats_given = false;
     bench::WholeProcessOptions whole;  // --whole-process DIR: only that section
     bool exact = false;                // --exact: only the exact-irradiance section
+    bool specular = false;             // --specular [--specular-dir DIR]: only the specular section
+    std::string specular_dir;
 };
 
 Args parse_args(int argc, char** argv) {
@@ -353,6 +356,10 @@ Args parse_args(int argc, char** argv) {
             a.e2e_width = std::stoi(next());
         } else if (s == "--exact") {
             a.exact = true;
+        } else if (s == "--specular") {
+            a.specular = true;
+        } else if (s == "--specular-dir") {
+            a.specular_dir = next();
         } else if (s == "--whole-process") {
             a.whole.dir = next();
         } else if (s == "--tool") {
@@ -369,7 +376,9 @@ Args parse_args(int argc, char** argv) {
                                  "[--e2e-width W]\n"
                                  "       bake-bench --whole-process DIR [--quick] [--repeats N] [--json out.json] "
                                  "[--tool bake-irradiance] [--sky-tool make-sample-sky] [--cmgen cmgen] [--grain G]\n"
-                                 "       bake-bench --exact [--quick] [--repeats N] [--json out.json]\n");
+                                 "       bake-bench --exact [--quick] [--repeats N] [--json out.json]\n"
+                                 "       bake-bench --specular [--quick] [--repeats N] [--json out.json] [--specular-dir DIR "
+                                 "--tool bake-irradiance --cmgen cmgen]\n");
             std::exit(2);
         }
     }
@@ -482,6 +491,19 @@ int main(int argc, char** argv) {
     if (args.exact) {
         out["renderer"] = ctx->info().renderer;
         bench::run_exact_bench(gpu, args.quick, args.repeats_given ? args.repeats : 5, &out["exact_irradiance"]);
+        std::ofstream(args.json_path) << out.dump(1) << "\n";
+        std::printf("wrote %s\n", args.json_path.c_str());
+        return 0;
+    }
+    if (args.specular) {
+        out["renderer"] = ctx->info().renderer;
+        bench::SpecularBenchOptions so;
+        so.quick = args.quick;
+        so.repeats = args.repeats_given ? args.repeats : 5;
+        so.dir = args.specular_dir;
+        so.tool = args.whole.tool;
+        so.cmgen = args.whole.cmgen;
+        bench::run_specular_bench(gpu, so, &out["specular"]);
         std::ofstream(args.json_path) << out.dump(1) << "\n";
         std::printf("wrote %s\n", args.json_path.c_str());
         return 0;

@@ -297,33 +297,41 @@ std::vector<CubeMap> prefilter_specular_cpu(const CubeMap& source, int base_size
     return chain;
 }
 
+SpecularLevelDifference compare_specular_values(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) throw std::invalid_argument("compare_specular_values: different sizes");
+    double max_ref = 0, max_diff = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        max_ref = std::max(max_ref, std::fabs(static_cast<double>(b[i])));
+        max_diff = std::max(max_diff, std::fabs(static_cast<double>(a[i]) - b[i]));
+    }
+    double rel_sum = 0;
+    long long counted = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        const double ref = std::fabs(static_cast<double>(b[i]));
+        if (ref <= 1e-3 * max_ref) continue;
+        rel_sum += std::fabs(static_cast<double>(a[i]) - b[i]) / ref;
+        ++counted;
+    }
+    SpecularLevelDifference d;
+    d.max_rel_to_max = max_ref > 0 ? max_diff / max_ref : max_diff;
+    d.mean_rel = counted ? rel_sum / counted : 0;
+    return d;
+}
+
 std::vector<SpecularLevelDifference> compare_specular_chains(const std::vector<CubeMap>& a, const std::vector<CubeMap>& b) {
     if (a.size() != b.size()) throw std::invalid_argument("compare_specular_chains: different level counts");
     std::vector<SpecularLevelDifference> out;
     const int levels = static_cast<int>(a.size());
     for (int level = 0; level < levels; ++level) {
-        const CubeMap &x = a[level], &y = b[level];
-        if (x.size != y.size) throw std::invalid_argument("compare_specular_chains: different level sizes");
-        double max_ref = 0, max_diff = 0;
-        for (int f = 0; f < 6; ++f)
-            for (std::size_t i = 0; i < y.faces[f].rgb.size(); ++i) {
-                max_ref = std::max(max_ref, std::fabs(static_cast<double>(y.faces[f].rgb[i])));
-                max_diff = std::max(max_diff, std::fabs(static_cast<double>(x.faces[f].rgb[i]) - y.faces[f].rgb[i]));
-            }
-        double rel_sum = 0;
-        long long counted = 0;
-        for (int f = 0; f < 6; ++f)
-            for (std::size_t i = 0; i < y.faces[f].rgb.size(); ++i) {
-                const double ref = std::fabs(static_cast<double>(y.faces[f].rgb[i]));
-                if (ref <= 1e-3 * max_ref) continue;
-                rel_sum += std::fabs(static_cast<double>(x.faces[f].rgb[i]) - y.faces[f].rgb[i]) / ref;
-                ++counted;
-            }
-        SpecularLevelDifference d;
+        if (a[level].size != b[level].size) throw std::invalid_argument("compare_specular_chains: different level sizes");
+        std::vector<float> x, y;
+        for (int f = 0; f < 6; ++f) {
+            x.insert(x.end(), a[level].faces[f].rgb.begin(), a[level].faces[f].rgb.end());
+            y.insert(y.end(), b[level].faces[f].rgb.begin(), b[level].faces[f].rgb.end());
+        }
+        SpecularLevelDifference d = compare_specular_values(x, y);
         d.level = level;
         d.roughness = specular_level_roughness(level, levels);
-        d.max_rel_to_max = max_ref > 0 ? max_diff / max_ref : max_diff;
-        d.mean_rel = counted ? rel_sum / counted : 0;
         out.push_back(d);
     }
     return out;

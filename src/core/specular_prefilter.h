@@ -87,5 +87,7 @@ struct SpecularLevelDifference {
     double mean_rel = 0;
 };
 std::vector<SpecularLevelDifference> compare_specular_chains(const std::vector<CubeMap>& a, const std::vector<CubeMap>& b);
+// The same measures over two lists of values (level and roughness left 0).
+SpecularLevelDifference compare_specular_values(const std::vector<float>& a, const std::vector<float>& b);
 
 }  // namespace bake

@@ -1,0 +1,191 @@
+#include "specular_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include "equirect.h"
+#include "ggx.h"
+#include "gpu_projector.h"
+#include "gpu_specular.h"
+#include "image_io.h"
+#include "layout.h"
+#include "specular_prefilter.h"
+
+namespace bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// A sky with a small sun (as bench/exact_bench.cpp): what importance sampling finds hardest.
+bake::Environment sun_sky(int width, int height) {
+    bake::Environment env;
+    env.equirect = bake::Image(width, height);
+    const bake::Vec3 sun = bake::normalize({0.3, 0.5, -0.8});
+    for (int r = 0; r < height; ++r)
+        for (int c = 0; c < width; ++c) {
+            const bake::Vec3 d = bake::equirect_texel_direction(r, c, width, height);
+            const double s = bake::dot(d, sun) > 0.9999 ? 4e4 : 0.0;
+            float* px = env.equirect.at(r, c);
+            px[0] = static_cast<float>(0.4 + 0.6 * std::max(0.0, d.y) + s);
+            px[1] = static_cast<float>(0.5 + 0.5 * std::max(0.0, d.y) + 0.9 * s);
+            px[2] = static_cast<float>(0.7 + 0.3 * std::max(0.0, d.y) + 0.7 * s);
+        }
+    return env;
+}
+
+// Wall-clock milliseconds of a shell command (median of `repeats`), or -1 if it failed.
+double time_command(const std::string& cmd, int repeats) {
+    std::vector<double> ms;
+    for (int i = 0; i < repeats; ++i) {
+        const Clock::time_point t0 = Clock::now();
+        if (std::system(cmd.c_str()) != 0) {
+            std::fprintf(stderr, "bake-bench: failed: %s\n", cmd.c_str());
+            return -1;
+        }
+        ms.push_back(ms_since(t0));
+    }
+    return median(ms);
+}
+
+// Per level, max-relative-to-max and mean relative distance from the brute force at 8 texels a
+// level (each texel is one pass over the source cube).
+std::pair<std::vector<double>, std::vector<double>> reference_distance(const bake::CubeMap& source,
+                                                                       const std::vector<bake::CubeMap>& chain) {
+    std::vector<double> max_rel(chain.size()), mean_rel(chain.size());
+    for (std::size_t level = 1; level < chain.size(); ++level) {
+        const int n = chain[level].size, total = 6 * n * n, count = std::min(total, 8);
+        std::vector<float> a, b;
+        for (int k = 0; k < count; ++k) {
+            const long long t = static_cast<long long>(k) * total / count;
+            const int face = static_cast<int>(t / (n * n)), row = static_cast<int>(t / n % n), col = static_cast<int>(t % n);
+            double v[3];
+            bake::prefilter_specular_at(source, bake::cube_texel_direction(face, row, col, n),
+                                        bake::specular_level_roughness(static_cast<int>(level), static_cast<int>(chain.size())), v);
+            for (int c = 0; c < 3; ++c) {
+                a.push_back(chain[level].faces[face].at(row, col)[c]);
+                b.push_back(static_cast<float>(v[c]));
+            }
+        }
+        const bake::SpecularLevelDifference d = bake::compare_specular_values(a, b);
+        max_rel[level] = d.max_rel_to_max;
+        mean_rel[level] = d.mean_rel;
+    }
+    return {max_rel, mean_rel};
+}
+
+}  // namespace
+
+void run_specular_bench(bake::GpuProjector& gpu, const SpecularBenchOptions& o, nlohmann::json* out) {
+    const int width = o.quick ? 2048 : 8192, height = width / 2, base = o.quick ? 64 : 256;
+    std::printf("specular: %dx%d source, 6x%d^2 base, %d repeats\n", width, height, base, o.repeats);
+    const bake::Environment env = sun_sky(width, height);
+    bake::SpecularSettings settings;
+    settings.base_size = base;
+    settings.source_size = bake::default_specular_source_size(env, base);
+    bake::GpuSpecularPrefilter pre(gpu.programs());
+    pre.prepare();
+
+    std::vector<double> source_ms, gpu_ms, gpu_wall_ms, upload_ms;
+    bake::CubeMap source;
+    std::vector<bake::CubeMap> mips, chain;
+    for (int i = 0; i < o.repeats; ++i) {
+        Clock::time_point t0 = Clock::now();
+        source = bake::make_specular_source(env, settings.source_size);
+        mips = bake::cube_mip_chain(source);
+        source_ms.push_back(ms_since(t0));
+        t0 = Clock::now();
+        chain = pre.prefilter(mips, settings);
+        gpu_wall_ms.push_back(ms_since(t0));
+        gpu_ms.push_back(pre.last_ms());
+        upload_ms.push_back(pre.last_upload_ms());
+    }
+    Clock::time_point t0 = Clock::now();
+    const std::vector<bake::CubeMap> cpu = bake::prefilter_specular_sampled(mips, settings);
+    const double cpu_ms = ms_since(t0);
+    double est_max = 0;
+    for (const auto& d : bake::compare_specular_chains(chain, cpu)) est_max = std::max(est_max, d.max_rel_to_max);
+
+    const auto [ref_max, ref_mean] = reference_distance(source, chain);
+
+    // Variants: the GPU time and the distance from the brute force with fewer and more samples.
+    nlohmann::json variants = nlohmann::json::array();
+    std::vector<std::pair<int, double>> variant_rows;
+    for (int samples : {256, 4096}) {
+        bake::SpecularSettings v = settings;
+        v.samples = samples;
+        std::vector<double> ms;
+        std::vector<bake::CubeMap> vc;
+        for (int i = 0; i < o.repeats; ++i) {
+            vc = pre.prefilter(mips, v);
+            ms.push_back(pre.last_ms());
+        }
+        const auto [vmax, vmean] = reference_distance(source, vc);
+        variants.push_back({{"samples", samples}, {"prefilter_gpu_ms", median(ms)}, {"reference_max_rel_per_level", vmax},
+                            {"reference_mean_rel_per_level", vmean}});
+        variant_rows.emplace_back(samples, median(ms));
+    }
+
+    nlohmann::json j = {{"source", std::to_string(width) + "x" + std::to_string(height)},
+                        {"base", base},
+                        {"levels", chain.size()},
+                        {"source_size", settings.source_size},
+                        {"samples", settings.samples},
+                        {"source_cpu_ms", median(source_ms)},
+                        {"prefilter_gpu_ms", median(gpu_ms)},
+                        {"upload_gpu_ms", median(upload_ms)},
+                        {"prefilter_gpu_wall_ms", median(gpu_wall_ms)},
+                        {"prefilter_cpu_ms", cpu_ms},
+                        {"gpu_vs_cpu_estimator_max_rel", est_max},
+                        {"reference_max_rel_per_level", ref_max},
+                        {"reference_mean_rel_per_level", ref_mean},
+                        {"variants", variants}};
+
+    // Whole processes on the same sky, written as a float EXR.
+    double ours_ms = -1, cmgen_ms = -1;
+    if (!o.dir.empty() && (!o.tool.empty() || !o.cmgen.empty())) {
+        std::filesystem::create_directories(o.dir + "/cmgen_out");
+        const std::string input = o.dir + "/specular_sky.exr";
+        bake::write_exr(input, env.equirect, bake::EnvmapHint::LatLong);
+        if (!o.tool.empty())
+            ours_ms = time_command(o.tool + " " + input + " --specular " + o.dir + "/spec.exr --specular-size " +
+                                       std::to_string(base) + " -q --warn-error 1e300 > /dev/null",
+                                   o.repeats);
+        if (!o.cmgen.empty())
+            cmgen_ms = time_command(o.cmgen + " --quiet --format=exr --size=" + std::to_string(base) + " --ibl-ld=" + o.dir +
+                                        "/cmgen_out " + input + " > /dev/null 2>&1",
+                                    std::min(o.repeats, 3));
+        j["whole_process_ours_ms"] = ours_ms;
+        j["whole_process_cmgen_ms"] = cmgen_ms;
+    }
+    *out = j;
+
+    std::printf("\n| stage | time |\n|---|---|\n");
+    std::printf("| source cube 6x%d^2 + mips, CPU, all cores | %.1f ms |\n", settings.source_size, median(source_ms));
+    std::printf("| source upload, GPU timer | %.2f ms |\n", median(upload_ms));
+    std::printf("| prefilter %zu levels (6x%d^2 base, %d samples at level 1), GPU timer | %.2f ms |\n", chain.size(), base,
+                settings.samples, median(gpu_ms));
+    std::printf("| prefilter, GPU wall incl. upload and read-back | %.1f ms |\n", median(gpu_wall_ms));
+    std::printf("| prefilter, CPU estimator in double, all cores | %.0f ms |\n", cpu_ms);
+    std::printf("| GPU vs CPU estimator, max over levels of max rel to max | %.2e |\n", est_max);
+    for (std::size_t level = 1; level < chain.size(); ++level)
+        std::printf("| level %zu vs brute force (8 texels): max rel to max / mean rel | %.2e / %.2e |\n", level,
+                    ref_max[level], ref_mean[level]);
+    for (const auto& [samples, ms] : variant_rows)
+        std::printf("| prefilter with %d samples at level 1, GPU timer | %.2f ms |\n", samples, ms);
+    if (ours_ms >= 0) std::printf("| whole process: bake-irradiance --specular | %.0f ms |\n", ours_ms);
+    if (cmgen_ms >= 0) std::printf("| whole process: cmgen --ibl-ld (%d samples) | %.0f ms |\n", 1024, cmgen_ms);
+}
+
+}  // namespace bench

@@ -1,0 +1,27 @@
+// The specular section of bake-bench (`--specular`): the GGX-prefiltered chain from a large sky
+// with a sun, on the GPU and by the same estimator on the CPU, its distance from the brute force,
+// and, given the tools, whole processes of bake-irradiance --specular and Filament's cmgen side by side.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace bake {
+class GpuProjector;
+}
+
+namespace bench {
+
+struct SpecularBenchOptions {
+    bool quick = false;      // 2048 x 1024 source, 64 base (llvmpipe); else 8192 x 4096 and 256
+    int repeats = 5;
+    std::string dir;         // scratch folder for the whole-process runs (the source EXR, outputs)
+    std::string tool;        // bake-irradiance; empty: no whole-process rows
+    std::string cmgen;       // cmgen; empty: no cmgen row
+};
+
+// Prints the table (the last of the output) and fills *out.
+void run_specular_bench(bake::GpuProjector& gpu, const SpecularBenchOptions& options, nlohmann::json* out);
+
+}  // namespace bench
