@@ -170,9 +170,8 @@ TEST_CASE("specular variants against the reference (exploration)", "[.explore-sp
 }
 
 TEST_CASE("GPU specular chain equals the same estimator on the CPU", "[gpu][specular]") {
-    // Same samples, same mips: the two differ by GL's seamless filtering within half a texel of a
-    // face edge, where the CPU's bilinear read clamps to its own face, and by the filter weights'
-    // precision (texture units interpolate with ~8-bit fractions: ~1e-3 where the map is steep).
+    // Same samples, same mips, both seamless: they differ by the filter weights' precision (texture
+    // units interpolate with 8-bit fractions, llvmpipe too) and float sums.
     auto gpu = open_gpu();
     if (!gpu) return;
     GpuSpecularPrefilter pre(gpu->projector->programs());
@@ -184,7 +183,29 @@ TEST_CASE("GPU specular chain equals the same estimator on the CPU", "[gpu][spec
     const auto g = pre.prefilter(mips, s), c = prefilter_specular_sampled(mips, s);
     for (const auto& d : compare_specular_chains(g, c)) {
         INFO("level " << d.level << ": max " << d.max_rel_to_max << ", mean " << d.mean_rel);
-        CHECK(d.max_rel_to_max <= 3e-3);
-        CHECK(d.mean_rel <= 1e-3);
+        CHECK(d.max_rel_to_max <= 5e-4);
+        CHECK(d.mean_rel <= 2e-4);
+    }
+}
+
+TEST_CASE("specular: CPU estimator against the reference (exploration)", "[.explore-specular-cpu]") {
+    auto gpu = open_gpu();
+    if (!gpu) return;
+    GpuSpecularPrefilter pre(gpu->projector->programs());
+    for (const char* name : {"pmndrs_sky", "pmndrs_warehouse", "pmndrs_esplanade"}) {
+        Environment env = load_environment(std::string(BAKE_TEST_DATA_DIR) + "/" + name + ".exr");
+        const int base = 32;
+        const CubeMap source = make_specular_source(env, 64);
+        const auto mips = cube_mip_chain(source);
+        const auto ref = prefilter_specular_cpu(source, base);
+        SpecularSettings s;
+        s.base_size = base;
+        const auto c = prefilter_specular_sampled(mips, s);
+        const auto g = pre.prefilter(mips, s);
+        std::printf("%s\n  cpu est:", name);
+        for (const auto& d : compare_specular_chains(c, ref)) std::printf(" L%d %.1e/%.1e", d.level, d.max_rel_to_max, d.mean_rel);
+        std::printf("\n  gpu    :");
+        for (const auto& d : compare_specular_chains(g, ref)) std::printf(" L%d %.1e/%.1e", d.level, d.max_rel_to_max, d.mean_rel);
+        std::printf("\n");
     }
 }

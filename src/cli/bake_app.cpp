@@ -26,12 +26,15 @@
 #include "coefficients_json.h"
 #include "environment_loader.h"
 #include "errors.h"
+#include "ggx.h"
 #include "gl_context.h"
 #include "golden_check.h"
 #include "gpu_projector.h"
 #include "image_io.h"
 #include "irradiance_analysis.h"
+#include "dfg.h"
 #include "gpu_exact_irradiance.h"
+#include "gpu_specular.h"
 #include "output_names.h"
 #include "preview_image.h"
 #include "progress.h"
@@ -39,6 +42,8 @@
 #include "run_report.h"
 #include "shader_snippet.h"
 #include "sh_compare.h"
+#include "specular_io.h"
+#include "specular_stage.h"
 #include "texel_policy.h"
 
 #ifndef BAKE_VERSION
@@ -83,6 +88,11 @@ struct Options {
     int preview_width = 512;
     double preview_exposure = 0;
     std::vector<std::pair<std::string, std::string>> emits;
+    std::string specular;
+    int specular_size = 256;
+    int specular_samples = 1024;
+    std::string dfg;
+    int dfg_size = 128;
     int jobs = 2;  // 20 x 4096x2048 .hdr on the GPU machine: 27 maps/s with 0, 50 with 2, 58 with 4
     bool fail_fast = false;
     bool timings = false;
@@ -105,9 +115,18 @@ const char* kFooter = R"(Examples:
   bake-irradiance sky.exr --golden golden/sky.json       CI check against a stored result (exit 7 if off)
   bake-irradiance maps/*.exr --out-dir out --name '{stem}_irr.exr' --name '{stem}.json' --jobs 2 --report report.json
   bake-irradiance sky.exr -o irr.json --preview sky.png --emit glsl sky_irr.glsl
+  bake-irradiance sky.exr -o irr.exr --specular sky_spec.exr --dfg dfg.png    both halves of IBL
+  bake-irradiance --dfg dfg.exr --dfg-size 64                                  the DFG table alone
 
 Outputs: the type follows the extension: .exr (irradiance map, float RGB, OpenEXR envmap attribute
 set) or .json (coefficients and their convention). Each is written to a temporary file and renamed.
+
+Specular: --specular FILE.exr writes the environment prefiltered with GGX (alpha = roughness^2) as a
+cube map with a full mip chain, base --specular-size (a power of two), level i for perceptual
+roughness i/(levels-1), N = V = R: one tiled mip-mapped EXR (envmap=cube, each level a vertical
+strip like the irradiance cube; two extra 1x3 and 1x1 levels close OpenEXR's chain), or one EXR a
+level when the name holds {level}. --dfg FILE.exr|.png writes the split-sum table: u = N.V,
+v = roughness (row 0 first), R = scale and G = bias of F0, B = their sum (energy compensation).
 
 Batch: several inputs (or --out-dir/--name) bake each input in turn with one OpenGL context.
 --name patterns (default '{stem}_irr.exr') name each input's outputs inside --out-dir (default .):
@@ -186,6 +205,7 @@ struct Job {
     std::string label;                // the input as given (first face file for --faces)
     std::vector<std::string> outputs;  // .exr / .json
     std::string golden, preview;
+    std::string specular;  // may hold {level}
     std::vector<std::pair<ShaderLanguage, std::string>> emits;
 };
 
@@ -208,12 +228,17 @@ struct GpuPath {
     std::unique_ptr<GlContext> context;
     std::unique_ptr<GpuProjector> projector;
     std::unique_ptr<GpuExactIrradiance> exact;
+    std::unique_ptr<GpuSpecularPrefilter> specular;
 };
 
 // Coefficients are always projected at order 5: the SH error report measures orders 3 and 5
 // whatever was asked, and lower bands do not depend on the order projected (the CPU path's
 // order-3 sums are the same bits either way).
 constexpr int kProjectedOrder = 5;
+
+// --compare: texels of each specular level checked against the brute force (each costs a pass over
+// the source cube: 6 x 512² texels at the default size).
+constexpr int kSpecularCompareTexels = 48;
 
 Projection truncate_order(const Projection& p, int order) {
     Projection out = p;
@@ -260,10 +285,11 @@ std::vector<Job> App::plan_jobs() const {
     std::vector<std::string> inputs = o_.inputs;
     if (!o_.faces.empty()) inputs = {o_.faces[0]};
     const bool several = inputs.size() > 1;
-    auto expand = [&](const std::string& pattern, const std::string& input, int index, const char* option) {
+    auto expand = [&](const std::string& pattern, const std::string& input, int index, const char* option,
+                      bool keep_level = false) {
         std::string expanded;
         try {
-            expanded = expand_output_pattern(pattern, input, index);
+            expanded = expand_output_pattern(pattern, input, index, keep_level);
         } catch (const std::invalid_argument& e) {
             throw CLI::ValidationError(option, e.what());
         }
@@ -292,6 +318,7 @@ std::vector<Job> App::plan_jobs() const {
         }
         if (!o_.golden.empty()) job.golden = expand(o_.golden, job.label, job.index, "--golden");
         if (!o_.preview.empty()) job.preview = expand(o_.preview, job.label, job.index, "--preview");
+        if (!o_.specular.empty()) job.specular = expand(o_.specular, job.label, job.index, "--specular", true);
         for (const auto& [lang, file] : o_.emits)
             job.emits.emplace_back(*parse_shader_language(lang), expand(file, job.label, job.index, "--emit"));
         jobs.push_back(job);
@@ -331,9 +358,15 @@ std::vector<Job> App::plan_jobs() const {
     for (const Job& job : jobs) {
         for (const std::string& w : job.outputs) add_written(w, job.label, "output");
         if (!job.preview.empty()) add_written(job.preview, job.label, "--preview");
+        if (!job.specular.empty()) {
+            const int levels = specular_level_count(o_.specular_size);
+            for (int level = 0; level < (has_level_placeholder(job.specular) ? levels : 1); ++level)
+                add_written(expand_level_placeholder(job.specular, level), job.label, "--specular");
+        }
         for (const auto& e : job.emits) add_written(e.second, job.label, "--emit");
     }
     if (!o_.report.empty()) add_written(o_.report, "--report", "--report");
+    if (!o_.dfg.empty()) add_written(o_.dfg, "--dfg", "--dfg");
     return jobs;
 }
 
@@ -399,6 +432,7 @@ void App::open_gpu() {
         gpu.context = GlContext::create(backend, o_.verbose);
         gpu.projector = std::make_unique<GpuProjector>(*gpu.context);
         gpu.exact = std::make_unique<GpuExactIrradiance>(gpu.projector->programs());
+        gpu.specular = std::make_unique<GpuSpecularPrefilter>(gpu.projector->programs());
         if (o_.verbose) {
             const GlContextInfo& info = gpu.context->info();
             print_line("OpenGL context: " + info.backend + ", renderer '" + info.renderer + "', version '" +
@@ -661,8 +695,44 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
         rep.timings.irradiance = use_gpu ? projector->last_timings().irradiance_ms : ms_since(t0);
     }
 
+    // The specular chain (--specular), on the GPU unless the bake fell back to the CPU.
+    std::optional<SpecularBake> specular;
+    if (!job.specular.empty()) {
+        progress_.stage(job.index, job_count_, job.label, "specular");
+        expand_packed_texels(env, o_.threads);
+        SpecularSettings ss;
+        ss.base_size = o_.specular_size;
+        ss.samples = o_.specular_samples;
+        try {
+            specular = bake_specular(env, ss, use_gpu ? gpu_->specular.get() : nullptr, o_.threads);
+        } catch (const GpuError& e) {
+            fall_back_to_cpu(job, e);
+            use_gpu = false;
+            projector = nullptr;
+            specular = bake_specular(env, ss, nullptr, o_.threads);
+        }
+        if (o_.compare) {
+            compare_specular(*specular, kSpecularCompareTexels, o_.threads);
+            for (std::size_t i = 0; i < specular->reference.size(); ++i) {
+                const SpecularLevelDifference& r = specular->reference[i];
+                std::printf("specular level %d (roughness %.3f): against the brute force max %.4e of max, mean %.4e",
+                            r.level, r.roughness, r.max_rel_to_max, r.mean_rel);
+                if (!specular->estimator.empty())
+                    std::printf("; GPU against the CPU estimator max %.4e, mean %.4e", specular->estimator[i].max_rel_to_max,
+                                specular->estimator[i].mean_rel);
+                std::printf("\n");
+            }
+            std::fflush(stdout);
+        }
+    }
+
     progress_.stage(job.index, job_count_, job.label, "write");
     const Clock::time_point write_start = Clock::now();
+    if (specular) {
+        const std::vector<std::string> files = write_specular(job.specular, *specular);
+        rep.outputs.insert(rep.outputs.end(), files.begin(), files.end());
+        rep.specular = specular_json(*specular, files);
+    }
     for (const std::string& out : job.outputs) {
         if (ends_with_ci(out, ".json"))
             write_coefficients_json(out, record);
@@ -674,6 +744,7 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
         PreviewOptions po;
         po.panel_width = o_.preview_width;
         po.exposure = o_.preview_exposure;
+        if (specular) po.specular = &specular->chain;
         expand_packed_texels(env, o_.threads);
         const PreviewImage preview = make_preview(env, record.irradiance, po);
         write_preview_png(job.preview, preview);
@@ -793,8 +864,10 @@ int App::run() {
     for (const Job& job : jobs) {
         std::vector<std::string> written = job.outputs;
         if (!job.preview.empty()) written.push_back(job.preview);
+        if (!job.specular.empty()) written.push_back(expand_level_placeholder(job.specular, 0));
         for (const auto& e : job.emits) written.push_back(e.second);
         if (!o_.report.empty()) written.push_back(o_.report);
+        if (!o_.dfg.empty()) written.push_back(o_.dfg);
         for (const std::string& out : written) {
             std::error_code ec;
             const fs::path folder = fs::path(out).has_parent_path() ? fs::path(out).parent_path() : fs::path(".");
@@ -804,6 +877,16 @@ int App::run() {
             if (o_.no_clobber && fs::exists(out, ec)) throw OutputError(out + ": exists (--no-clobber)");
         }
     }
+
+    // The DFG table depends on no input: written once, first.
+    if (!o_.dfg.empty()) {
+        const Image table = compute_dfg_table(o_.dfg_size, o_.threads);
+        if (ends_with_ci(o_.dfg, ".png"))
+            write_dfg_png16(o_.dfg, table);
+        else
+            write_exr(o_.dfg, table, EnvmapHint::None);
+    }
+    if (jobs.empty()) return kExitOk;
 
     // Progress on a terminal only, for batches and large inputs.
     bool large = batch_;
@@ -1007,6 +1090,16 @@ int run_bake_app(int argc, char** argv) {
                                       "(repeatable)")
         ->type_name("LANG FILE")
         ->allow_extra_args(false);
+    app.add_option("--specular", o.specular, "Write the GGX-prefiltered specular cube map with its mip chain: one "
+                                             "mip-mapped EXR, or one EXR a level with {level} in the name")
+        ->type_name("FILE.exr");
+    app.add_option("--specular-size", o.specular_size, "Face size of the specular chain's level 0 (a power of two)")
+        ->check(CLI::IsMember({1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}));
+    app.add_option("--specular-samples", o.specular_samples, "GGX samples a texel of specular level 1 (x4 a level "
+                                                             "after, at most 65536)")
+        ->check(CLI::Range(1, 65536));
+    app.add_option("--dfg", o.dfg, "Write the split-sum DFG table (.exr float, or .png 16-bit)")->type_name("FILE");
+    app.add_option("--dfg-size", o.dfg_size, "DFG table size")->check(CLI::Range(1, 1024));
     app.add_option("--jobs", o.jobs, "Batch: decode up to N next inputs on worker threads during GPU work")
         ->check(CLI::Range(0, 64))
         ->capture_default_str();
@@ -1027,7 +1120,8 @@ int run_bake_app(int argc, char** argv) {
         app.parse(argc, argv);
         o.tolerance_given = app.count("--tolerance") > 0;
         const bool batch = o.inputs.size() > 1 || !o.out_dir.empty() || !o.names.empty();
-        if (o.inputs.empty() == o.faces.empty())
+        const bool dfg_alone = o.inputs.empty() && o.faces.empty() && !o.dfg.empty();
+        if (o.inputs.empty() == o.faces.empty() && !dfg_alone)
             throw CLI::ValidationError("input", "give input files, or --faces with six files");
         if (batch && !o.faces.empty())
             throw CLI::ValidationError("--faces", "one environment; for several cubes use {face} patterns as inputs");
@@ -1040,7 +1134,7 @@ int run_bake_app(int argc, char** argv) {
             throw CLI::ValidationError("--output", "-o names the output of one input; with several inputs use "
                                                    "--out-dir and --name patterns");
         if (o.outputs.empty() && o.names.empty() && o.out_dir.empty() && !o.compare && o.golden.empty() &&
-            o.preview.empty() && o.emits.empty() && o.report.empty())
+            o.preview.empty() && o.emits.empty() && o.report.empty() && o.specular.empty() && o.dfg.empty())
             throw CLI::ValidationError("--output", "nothing to do: give -o out.exr and/or -o out.json");
         for (const std::string& out : batch ? o.names : o.outputs)
             if (!ends_with_ci(out, ".exr") && !ends_with_ci(out, ".json"))
@@ -1056,6 +1150,10 @@ int run_bake_app(int argc, char** argv) {
         if (o.irradiance == "exact" && map_texels > 6LL * 256 * 256)
             throw CLI::ValidationError("--size", "--irradiance exact makes maps of at most 6 x 256^2 texels "
                                                  "(--size 256 cube, 221 lat-long)");
+        if (!o.specular.empty() && !ends_with_ci(o.specular, ".exr"))
+            throw CLI::ValidationError("--specular", "'" + o.specular + "' must end in .exr");
+        if (!o.dfg.empty() && !ends_with_ci(o.dfg, ".exr") && !ends_with_ci(o.dfg, ".png"))
+            throw CLI::ValidationError("--dfg", "'" + o.dfg + "' must end in .exr or .png");
         if (!o.preview.empty() && !ends_with_ci(o.preview, ".png"))
             throw CLI::ValidationError("--preview", "'" + o.preview + "' must end in .png");
     } catch (const CLI::CallForHelp& e) {

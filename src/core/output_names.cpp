@@ -26,7 +26,7 @@ std::string input_stem(const std::string& input) {
     return name.empty() ? "input" : name;
 }
 
-std::string expand_output_pattern(const std::string& pattern, const std::string& input, int index) {
+std::string expand_output_pattern(const std::string& pattern, const std::string& input, int index, bool keep_level) {
     std::string out;
     for (size_t i = 0; i < pattern.size();) {
         if (pattern[i] != '{') {
@@ -39,6 +39,9 @@ std::string expand_output_pattern(const std::string& pattern, const std::string&
         if (key == "stem") out += input_stem(input);
         else if (key == "name") out += file_name(input);
         else if (key == "index") out += std::to_string(index);
+        else if (key == "level" && keep_level) out += "{level}";
+        else if (keep_level)
+            throw std::invalid_argument("'" + pattern + "': unknown placeholder {" + key + "} (use {stem}, {name}, {index} or {level})");
         else throw std::invalid_argument("'" + pattern + "': unknown placeholder {" + key + "} (use {stem}, {name} or {index})");
         i = close + 1;
     }

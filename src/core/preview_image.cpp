@@ -6,8 +6,10 @@
 
 #include "atomic_file.h"
 #include "cube_map.h"
+#include "dfg.h"
 #include "equirect.h"
 #include "errors.h"
+#include "specular_prefilter.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STB_IMAGE_WRITE_STATIC  // private copy: other translation units may embed stb too
@@ -111,7 +113,7 @@ PreviewImage make_preview(const Environment& env, const ShCoefficients& irradian
     p.panel_width = std::max(2, options.panel_width + (options.panel_width & 1));
     const int pw = p.panel_width, ph = pw / 2;
     p.width = 2 * pw;
-    p.height = 2 * ph;
+    p.height = (options.specular ? 3 : 2) * ph;
     p.rgb.assign(static_cast<size_t>(p.width) * p.height * 3, 0);
 
     p.exposure = options.exposure;
@@ -150,6 +152,37 @@ PreviewImage make_preview(const Environment& env, const ShCoefficients& irradian
                 }
                 put_pixel(p, ph + r, s * ph + c, out);
             }
+    }
+    if (options.specular) {
+        // Split-sum spheres from +Z: v = +Z, right = +X.
+        const std::vector<CubeMap>& chain = *options.specular;
+        const int levels = static_cast<int>(chain.size());
+        const int table_size = 32;
+        const Image dfg = compute_dfg_table(table_size, 1);
+        for (int s = 0; s < 4; ++s) {
+            const double roughness = s / 3.0;
+            const double level = roughness * (levels - 1);
+            const int l0 = static_cast<int>(std::floor(level)), l1 = std::min(levels - 1, l0 + 1);
+            const double f = level - l0;
+            const int trow = std::clamp(static_cast<int>(roughness * table_size), 0, table_size - 1);
+            for (int r = 0; r < ph; ++r)
+                for (int c = 0; c < ph; ++c) {
+                    const double x = 2.0 * (c + 0.5) / ph - 1.0, y = 1.0 - 2.0 * (r + 0.5) / ph;
+                    const double r2 = x * x + y * y;
+                    Rgb out{background, background, background};
+                    if (r2 < 1.0) {
+                        const Vec3 n{x, y, std::sqrt(1.0 - r2)};
+                        const Vec3 refl = {2 * n.z * n.x, 2 * n.z * n.y, 2 * n.z * n.z - 1};  // v = +Z
+                        double a[3], b[3];
+                        sample_cube_bilinear(chain[l0], refl, a);
+                        sample_cube_bilinear(chain[l1], refl, b);
+                        const int tcol = std::clamp(static_cast<int>(n.z * table_size), 0, table_size - 1);
+                        const float* t = dfg.at(trow, tcol);
+                        for (int ch = 0; ch < 3; ++ch) out[ch] = ((1 - f) * a[ch] + f * b[ch]) * t[2];
+                    }
+                    put_pixel(p, 2 * ph + r, s * ph + c, out);
+                }
+        }
     }
     return p;
 }

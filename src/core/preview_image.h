@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "cube_map.h"
 #include "layout.h"
 #include "sh.h"
 
@@ -17,7 +18,13 @@ namespace bake {
 //   | sphere from | sphere from | sphere from | sphere from |   bottom: a white Lambertian sphere
 //   |     +Z      |     +X      |     -Z      |     -X      |   lit by the SH (orthographic, +Y up)
 //   +-------------+-------------+-------------+-------------+
+//   | chrome      | roughness   | roughness   | roughness   |   with a specular chain only: four
+//   | (rough. 0)  |    1/3      |    2/3      |     1       |   mirror-coloured spheres from +Z
+//   +-------------+-------------+-------------+-------------+
 //
+// The specular spheres (F0 = 1, a white metal) show the split sum: the chain read at the
+// reflected direction r = 2(n·v)n − v, between the levels around the roughness (bilinear in a
+// face, linear across levels), times the DFG table's A + B at (n·v, roughness).
 // E/pi is the radiance a white Lambertian surface reflects, so both halves are in the units of
 // the input and share one exposure. Irradiance pixels and sphere pixels are the SH evaluated at
 // the pixel centre's direction (normal); the input is box-filtered into the preview's pixels
@@ -32,6 +39,7 @@ struct PreviewImage {
 struct PreviewOptions {
     int panel_width = 512;  // P, rounded up to even
     double exposure = 0;    // <= 0: automatic, 1 / mean of E/pi over the sphere of directions
+    const std::vector<CubeMap>* specular = nullptr;  // a specular chain: adds the row of rough spheres
 };
 
 // Tone map of one linear channel value: v = max(0, exposure * x); t = v / (1 + v) (Reinhard);

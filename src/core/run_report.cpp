@@ -50,6 +50,7 @@ json to_json(const FileReport& f) {
         {"emitted", f.emitted},
         {"window", f.window},
         {"sh_error", f.sh_error},
+        {"specular", f.specular},
     };
 }
 

@@ -38,6 +38,7 @@ struct FileReport {
     nlohmann::json emitted = nlohmann::json::array();  // [{language, file}]
     nlohmann::json window;             // null or window_json(...) (irradiance_analysis.h)
     nlohmann::json sh_error;           // null or the SH error report (sh_error.h)
+    nlohmann::json specular;           // null or specular_json(...) (specular_stage.h)
 };
 
 struct RunReport {

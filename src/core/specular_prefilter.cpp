@@ -51,8 +51,9 @@ double lobe_weight(double c, double alpha) {
     return c * ggx_d(std::sqrt(0.5 * (1.0 + c)), alpha);
 }
 
-// Bilinear read of a mip at direction d, within d's face (clamped at its edges).
-void read_bilinear(const CubeMap& m, const Vec3& d, double out[3]) {
+}  // namespace
+
+void sample_cube_bilinear(const CubeMap& m, const Vec3& d, double out[3]) {
     int face;
     double sc, tc;
     cube_face_coords(d, &face, &sc, &tc);
@@ -63,14 +64,21 @@ void read_bilinear(const CubeMap& m, const Vec3& d, double out[3]) {
     out[0] = out[1] = out[2] = 0;
     for (int j = 0; j < 2; ++j)
         for (int i = 0; i < 2; ++i) {
-            const int col = std::min(n - 1, std::max(0, x0 + i)), row = std::min(n - 1, std::max(0, y0 + j));
+            int tface = face, col = x0 + i, row = y0 + j;
+            if (col < 0 || col >= n || row < 0 || row >= n) {
+                // Seamless, as GL_TEXTURE_CUBE_MAP_SEAMLESS: a tap beyond the edge is the texel of
+                // the neighbouring face its centre's direction falls in.
+                double s2, t2;
+                cube_face_coords(cube_face_direction(face, 2.0 * (col + 0.5) / n - 1.0, 2.0 * (row + 0.5) / n - 1.0),
+                                 &tface, &s2, &t2);
+                col = std::min(n - 1, std::max(0, static_cast<int>((s2 + 1.0) * 0.5 * n)));
+                row = std::min(n - 1, std::max(0, static_cast<int>((t2 + 1.0) * 0.5 * n)));
+            }
             const double w = (i ? fx : 1 - fx) * (j ? fy : 1 - fy);
-            const float* t = m.faces[face].at(row, col);
+            const float* t = m.faces[tface].at(row, col);
             for (int ch = 0; ch < 3; ++ch) out[ch] += w * t[ch];
         }
 }
-
-}  // namespace
 
 int default_specular_source_size(const Environment& env, int base_size) {
     const int face = env.is_cube() ? env.cube.size : std::max(1, env.width() / 4);
@@ -212,8 +220,8 @@ std::vector<CubeMap> prefilter_specular_sampled(const std::vector<CubeMap>& sour
                     const int l0 = static_cast<int>(lod), l1 = std::min(last_mip, l0 + 1);
                     const double f = lod - l0;
                     double a[3], c[3];
-                    read_bilinear(source_mips[l0], l, a);
-                    if (f > 0) read_bilinear(source_mips[l1], l, c);
+                    sample_cube_bilinear(source_mips[l0], l, a);
+                    if (f > 0) sample_cube_bilinear(source_mips[l1], l, c);
                     for (int ch = 0; ch < 3; ++ch) sum[ch] += s.z * (f > 0 ? (1 - f) * a[ch] + f * c[ch] : a[ch]);
                 }
                 float* o = m.faces[face].at(row, col);

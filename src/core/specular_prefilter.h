@@ -61,11 +61,14 @@ struct SpecularSample {
 std::vector<SpecularSample> specular_sample_set(double roughness, int samples, int source_size, double lod_bias);
 
 // The GPU path's estimator on the CPU, in double (the fallback without OpenGL): the same sample
-// sets, each read with trilinear filtering of the mip chain. Unlike GL's seamless cube filtering,
-// a bilinear read clamps at its face's edge, which differs from the GPU within half a texel of
-// an edge only. source_mips: cube_mip_chain(source).
+// sets, each read with seamless trilinear filtering of the mip chain (sample_cube_bilinear).
+// source_mips: cube_mip_chain(source).
 std::vector<CubeMap> prefilter_specular_sampled(const std::vector<CubeMap>& source_mips, const SpecularSettings& settings,
                                                 int threads = 0);
+
+// A bilinear read of one level at direction d, seamless as GL's: a tap beyond the face's edge
+// reads the neighbouring face's texel its centre falls in (at a corner, one of the two).
+void sample_cube_bilinear(const CubeMap& level, const Vec3& d, double out[3]);
 
 // The reference: P(n) for one direction, in double, over every texel of `source`, each texel cut
 // into k x k parts where the lobe is narrow next to it (k from the texel's angular size, the lobe

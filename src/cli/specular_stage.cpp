@@ -1,0 +1,116 @@
+#include "specular_stage.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "ggx.h"
+#include "gpu_specular.h"
+#include "parallel.h"
+#include "specular_io.h"
+
+namespace bake {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+nlohmann::json differences_json(const std::vector<SpecularLevelDifference>& diffs) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& d : diffs)
+        out.push_back({{"level", d.level}, {"roughness", d.roughness}, {"max_rel_to_max", d.max_rel_to_max},
+                       {"mean_rel", d.mean_rel}});
+    return out;
+}
+
+}  // namespace
+
+SpecularBake bake_specular(const Environment& env, SpecularSettings settings, GpuSpecularPrefilter* gpu, int threads) {
+    SpecularBake out;
+    if (settings.source_size <= 0) settings.source_size = default_specular_source_size(env, settings.base_size);
+    out.settings = settings;
+    auto t0 = std::chrono::steady_clock::now();
+    out.source = make_specular_source(env, settings.source_size, threads);
+    const std::vector<CubeMap> mips = cube_mip_chain(out.source, threads);
+    out.source_ms = ms_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    if (gpu) {
+        out.chain = gpu->prefilter(mips, settings);
+        out.prefilter_ms = gpu->last_ms();
+        out.computed_by = "gpu";
+    } else {
+        out.chain = prefilter_specular_sampled(mips, settings, threads);
+        out.prefilter_ms = ms_since(t0);
+        out.computed_by = "cpu";
+    }
+    return out;
+}
+
+void compare_specular(SpecularBake& bake, int texels_per_level, int threads) {
+    const int levels = static_cast<int>(bake.chain.size());
+    bake.reference.clear();
+    for (int level = 0; level < levels; ++level) {
+        const CubeMap& m = bake.chain[level];
+        const int n = m.size, total = 6 * n * n, count = std::min(total, texels_per_level);
+        const double roughness = specular_level_roughness(level, levels);
+        // Level 0's reference is the source's area average over each texel (roughness 0).
+        const CubeMap zero = level == 0 ? specular_level_zero(cube_mip_chain(bake.source, threads), n) : CubeMap();
+        std::vector<float> ours(3 * static_cast<std::size_t>(count)), ref(ours.size());
+        parallel_for(count, resolve_threads(threads, count), [&](int k) {
+            const long long t = static_cast<long long>(k) * total / count;  // an even spread
+            const int face = static_cast<int>(t / (n * n)), row = static_cast<int>(t / n % n), col = static_cast<int>(t % n);
+            double v[3];
+            if (level == 0) {
+                for (int c = 0; c < 3; ++c) v[c] = zero.faces[face].at(row, col)[c];
+            } else {
+                prefilter_specular_at(bake.source, cube_texel_direction(face, row, col, n), roughness, v);
+            }
+            for (int c = 0; c < 3; ++c) {
+                ours[3 * k + c] = m.faces[face].at(row, col)[c];
+                ref[3 * k + c] = static_cast<float>(v[c]);
+            }
+        });
+        SpecularLevelDifference d = compare_specular_values(ours, ref);
+        d.level = level;
+        d.roughness = roughness;
+        bake.reference.push_back(d);
+    }
+    if (bake.computed_by == "gpu")
+        bake.estimator = compare_specular_chains(bake.chain, prefilter_specular_sampled(cube_mip_chain(bake.source, threads),
+                                                                                        bake.settings, threads));
+}
+
+std::vector<std::string> write_specular(const std::string& path, const SpecularBake& bake) {
+    if (has_level_placeholder(path)) return write_specular_level_files(path, bake.chain);
+    SpecularChainInfo info;
+    for (std::size_t i = 0; i < bake.chain.size(); ++i)
+        info.roughness.push_back(specular_level_roughness(static_cast<int>(i), static_cast<int>(bake.chain.size())));
+    info.convention = kSpecularConvention;
+    write_specular_exr(path, bake.chain, info);
+    return {path};
+}
+
+nlohmann::json specular_json(const SpecularBake& bake, const std::vector<std::string>& files) {
+    const int levels = static_cast<int>(bake.chain.size());
+    nlohmann::json roughness = nlohmann::json::array();
+    for (int i = 0; i < levels; ++i) roughness.push_back(specular_level_roughness(i, levels));
+    nlohmann::json compare = nullptr;
+    if (!bake.reference.empty())
+        compare = {{"reference", differences_json(bake.reference)},
+                   {"estimator", bake.estimator.empty() ? nlohmann::json(nullptr) : differences_json(bake.estimator)}};
+    return {{"files", files},
+            {"base_size", bake.settings.base_size},
+            {"levels", levels},
+            {"roughness", roughness},
+            {"alpha", "roughness^2"},
+            {"convention", kSpecularConvention},
+            {"source_size", bake.settings.source_size},
+            {"samples", bake.settings.samples},
+            {"lod_bias", bake.settings.lod_bias},
+            {"computed_by", bake.computed_by},
+            {"ms", {{"source", bake.source_ms}, {"prefilter", bake.prefilter_ms}}},
+            {"compare", compare}};
+}
+
+}  // namespace bake

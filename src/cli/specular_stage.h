@@ -1,0 +1,43 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "specular_prefilter.h"
+
+namespace bake {
+
+class GpuSpecularPrefilter;
+
+// The specular half of a bake (--specular): the source cube, its mip chain and the GGX-prefiltered
+// chain, on the GPU when `gpu` is given (GpuError propagates: the caller falls back), else by the
+// same estimator on the CPU in double.
+struct SpecularBake {
+    SpecularSettings settings;
+    CubeMap source;                      // the source cube the lobe is integrated over
+    std::vector<CubeMap> chain;          // level i: roughness i/(levels-1)
+    std::string computed_by;             // "gpu" or "cpu"
+    double source_ms = 0;                // source cube and mips (CPU)
+    double prefilter_ms = 0;             // GPU timers, or CPU wall clock
+    std::vector<SpecularLevelDifference> reference;  // --compare: against the brute force; else empty
+    std::vector<SpecularLevelDifference> estimator;  // --compare on the GPU: against the CPU estimator
+};
+
+// env must hold float texels (expand_packed_texels).
+SpecularBake bake_specular(const Environment& env, SpecularSettings settings, GpuSpecularPrefilter* gpu, int threads);
+
+// --compare: the chain against the brute-force reference at up to `texels_per_level` texels of each
+// level (every texel of the small levels; an even spread of the others), and, when the chain came from
+// the GPU, against the CPU estimator (all texels).
+void compare_specular(SpecularBake& bake, int texels_per_level, int threads);
+
+// Writes the chain: one mip-mapped EXR, or one file per level when `path` holds {level}.
+// Returns the files written.
+std::vector<std::string> write_specular(const std::string& path, const SpecularBake& bake);
+
+// The report's and the stdout lines' view: {files, base_size, levels, roughness, alpha, source_size,
+// samples, lod_bias, computed_by, ms: {source, prefilter}, compare: null | {reference, estimator}}.
+nlohmann::json specular_json(const SpecularBake& bake, const std::vector<std::string>& files);
+
+}  // namespace bake

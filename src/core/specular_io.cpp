@@ -1,0 +1,378 @@
+#include "specular_io.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <exception>
+#include <fstream>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <OpenEXR/ImfChannelList.h>
+#include <OpenEXR/ImfEnvmapAttribute.h>
+#include <OpenEXR/ImfFloatVectorAttribute.h>
+#include <OpenEXR/ImfFrameBuffer.h>
+#include <OpenEXR/ImfHeader.h>
+#include <OpenEXR/ImfIntAttribute.h>
+#include <OpenEXR/ImfStandardAttributes.h>
+#include <OpenEXR/ImfStdIO.h>
+#include <OpenEXR/ImfStringAttribute.h>
+#include <OpenEXR/ImfThreading.h>
+#include <OpenEXR/ImfTiledInputFile.h>
+#include <OpenEXR/ImfTiledOutputFile.h>
+#include <OpenEXR/ImfVersion.h>
+
+#include "atomic_file.h"
+#include "errors.h"
+#include "image_io.h"
+#include "layout.h"
+
+namespace bake {
+namespace {
+
+// ZIP (zlib level 4, OpenEXR's default), 64x64 tiles. Measured writing a 256-base chain (9 levels,
+// 6.3 MB of float texels; pmndrs_sky.exr's source and its mips) on a 2-core machine, median of 15,
+// fsync included: ZIP 85-95 ms, 2.7 MB; ZIPS the same (a tile is one block either way); no
+// compression 25 ms, 6.3 MB; PIZ 0.57 s, 3.5 MB (slow on float tiles); zlib level 1 82 ms, 2.95 MB,
+// level 6 0.3 s, 2.70 MB; 128x128 tiles 2.65 MB, no faster (and fewer tiles for the thread pool).
+// ZIP at the default level: 43% of the size for ~65 ms more than none, the best size of the
+// lossless codecs short of a slower zlib level that gains under 1%.
+constexpr int kTileSize = 64;
+constexpr Imf::Compression kCompression = Imf::ZIP_COMPRESSION;
+
+constexpr const char* kAttrCubeLevels = "bakeSpecularCubeLevels";
+constexpr const char* kAttrRoughness = "bakeSpecularRoughness";
+constexpr const char* kAttrConvention = "bakeSpecularConvention";
+constexpr const char* kAttrLayout = "bakeSpecularLayout";
+constexpr const char* kAttrExtraLevels = "bakeSpecularExtraLevels";
+
+constexpr const char* kLayoutText =
+    "file level i = cube level i (0 = sharpest): a vertical strip N_i x 6N_i, N_i = N >> i, faces +X -X +Y -Y "
+    "+Z -Z top to bottom, each in OpenGL's cube-map orientation, row 0 = top (OpenEXR's own envmap=cube "
+    "faces are these mirrored: +-X, +-Z left-right, +-Y top-bottom)";
+constexpr const char* kExtraLevelsText =
+    "the last two file levels (1x3, 1x1) are not cube levels: area averages of the level above "
+    "(1x3: means of faces (+X,-X), (+Y,-Y), (+Z,-Z) of the 1x6 level; 1x1: mean of the 1x3 level's three)";
+
+std::string one_line(const std::string& s) {
+    std::string out;
+    for (char c : s) out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+[[noreturn]] void input_error(const std::string& path, const std::string& problem) {
+    throw InputError(path + ": " + one_line(problem));
+}
+
+bool is_power_of_two(long long n) { return n > 0 && (n & (n - 1)) == 0; }
+
+int log2_exact(long long n) {
+    int l = 0;
+    while ((1ll << l) < n) ++l;
+    return l;
+}
+
+// Same count as image_io's loaders use, set once if nobody has yet (both set the same number).
+void init_openexr_threads() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        if (Imf::globalThreadCount() > 0) return;
+        const unsigned n = std::thread::hardware_concurrency();
+        Imf::setGlobalThreadCount(static_cast<int>(n > 0 ? n : 1));
+    });
+}
+
+// Throws OutputError("<name>: invalid specular chain: ...") unless `levels` is a chain: faces of
+// N >> i texels, N a power of two, down to 1x1, every face image that size, and 6 N^2 within the
+// readers' limit (so that read_specular_exr and load_image take the result back).
+void check_chain(const std::string& name, const std::vector<CubeMap>& levels) {
+    auto fail = [&](const std::string& why) { throw OutputError(name + ": invalid specular chain: " + why); };
+    if (levels.empty()) fail("no levels");
+    const int n = levels[0].size;
+    if (!is_power_of_two(n)) fail("level 0 has faces of " + std::to_string(n) + " texels, not a power of two");
+    if (6ull * static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n) > kDefaultMaxPixels)
+        fail("level 0 (6x" + std::to_string(n) + "^2 texels) is larger than the readers' limit of " +
+             std::to_string(kDefaultMaxPixels) + " pixels");
+    const std::size_t count = static_cast<std::size_t>(log2_exact(n)) + 1;
+    if (levels.size() != count)
+        fail(std::to_string(levels.size()) + " levels for a base of " + std::to_string(n) + " (expected " +
+             std::to_string(count) + ", down to 1x1)");
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const int s = n >> i;
+        if (levels[i].size != s)
+            fail("level " + std::to_string(i) + " has faces of " + std::to_string(levels[i].size) + " texels, expected " +
+                 std::to_string(s));
+        for (int f = 0; f < kCubeFaceCount; ++f) {
+            const Image& face = levels[i].faces[static_cast<std::size_t>(f)];
+            if (face.width != s || face.height != s || face.rgb.size() != static_cast<std::size_t>(s) * s * 3)
+                fail("level " + std::to_string(i) + " face " + cube_face_name(f) + " is " + std::to_string(face.width) +
+                     "x" + std::to_string(face.height) + " with " + std::to_string(face.rgb.size()) +
+                     " values, expected " + std::to_string(s) + "x" + std::to_string(s));
+        }
+    }
+}
+
+// The two levels OpenEXR's ROUND_DOWN chain has below the 1x6 strip of the 1x1 cube level.
+void extra_levels(const CubeMap& last, Image* l1x3, Image* l1x1) {
+    *l1x3 = Image(1, 3);
+    *l1x1 = Image(1, 1);
+    for (int c = 0; c < 3; ++c) {
+        double sum = 0;
+        for (int k = 0; k < 3; ++k) {
+            const double a = last.faces[static_cast<std::size_t>(2 * k)].rgb[static_cast<std::size_t>(c)];
+            const double b = last.faces[static_cast<std::size_t>(2 * k + 1)].rgb[static_cast<std::size_t>(c)];
+            const float m = static_cast<float>((a + b) / 2);
+            l1x3->at(k, 0)[c] = m;
+            sum += m;
+        }
+        l1x1->at(0, 0)[c] = static_cast<float>(sum / 3);
+    }
+}
+
+Imf::FrameBuffer rgb_frame_buffer(float* base, const Imath::Box2i& dw) {
+    const std::size_t xs = 3 * sizeof(float), ys = xs * static_cast<std::size_t>(dw.max.x - dw.min.x + 1);
+    char* p = reinterpret_cast<char*>(base);
+    Imf::FrameBuffer fb;
+    fb.insert("R", Imf::Slice::Make(Imf::FLOAT, p + 0 * sizeof(float), dw, xs, ys));
+    fb.insert("G", Imf::Slice::Make(Imf::FLOAT, p + 1 * sizeof(float), dw, xs, ys));
+    fb.insert("B", Imf::Slice::Make(Imf::FLOAT, p + 2 * sizeof(float), dw, xs, ys));
+    return fb;
+}
+
+std::string lower_extension(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    const auto dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+    std::string ext = path.substr(dot);
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return ext;
+}
+
+// Part 0's header and the version field, read without constructing an input file (which would size
+// its tables from the header). The caller has made sure (read_image_size) that the header's
+// attribute sizes are sane, so reading it allocates nothing absurd.
+Imf::Header read_header(const std::string& path, int* version) {
+    Imf::StdIFStream is(path.c_str());
+    char start[8] = {};
+    is.read(start, 8);
+    *version = 0;
+    for (int i = 3; i >= 0; --i) *version = (*version << 8) | static_cast<unsigned char>(start[4 + i]);
+    Imf::Header header;
+    header.readFrom(is, *version);
+    return header;
+}
+
+std::vector<CubeMap> read_chain(const std::string& path, SpecularChainInfo* info) {
+    if (lower_extension(path) != ".exr")
+        input_error(path, "not an .exr file (a specular chain is a tiled, mip-mapped OpenEXR file)");
+    init_openexr_threads();
+    // read_image_size reads the header through image_io's guarded reader (magic, version, attribute
+    // sizes within the file, deep data refused); when it cannot, load_image says why, from the header.
+    if (!read_image_size(path)) {
+        load_image(path);  // throws InputError("<path>: <problem>")
+        input_error(path, "not a readable OpenEXR file");
+    }
+    int version = 0;
+    const Imf::Header header = read_header(path, &version);
+    if (Imf::isMultiPart(version)) input_error(path, "a multi-part OpenEXR file; a specular chain is a single-part tiled file");
+    if (!Imf::isTiled(version) || !header.hasTileDescription())
+        input_error(path, "a scanline OpenEXR file; a specular chain is a tiled file with mipmap levels");
+    const Imf::TileDescription td = header.tileDescription();
+    if (td.mode != Imf::MIPMAP_LEVELS)
+        input_error(path, std::string("a tiled file with ") + (td.mode == Imf::ONE_LEVEL ? "one level (no mipmaps)" : "ripmap levels") +
+                              "; a specular chain has MIPMAP_LEVELS");
+    if (td.roundingMode != Imf::ROUND_DOWN)
+        input_error(path, "mipmap levels rounded up; a specular chain's levels are rounded down (ROUND_DOWN)");
+    if (!Imf::hasEnvmap(header) || Imf::envmap(header) != Imf::ENVMAP_CUBE)
+        input_error(path, "no envmap=cube attribute; a specular chain is a cube map");
+
+    const Imath::Box2i dw = header.dataWindow();
+    const long long w = static_cast<long long>(dw.max.x) - dw.min.x + 1, h = static_cast<long long>(dw.max.y) - dw.min.y + 1;
+    if (w <= 0 || h != 6 * w || !is_power_of_two(w))
+        input_error(path, "image is " + std::to_string(w) + "x" + std::to_string(h) +
+                              "; a specular chain's level 0 is a vertical strip N x 6N with N a power of two");
+    if (static_cast<std::uint64_t>(w) * static_cast<std::uint64_t>(h) > kDefaultMaxPixels)
+        input_error(path, "image is " + std::to_string(w) + "x" + std::to_string(h) + ", more than the limit of " +
+                              std::to_string(kDefaultMaxPixels) + " pixels");
+    const int n = static_cast<int>(w);
+    const int cube_levels = log2_exact(n) + 1, file_levels = cube_levels + 2;
+
+    // Offset tables are sized by the tile count: refuse absurd tilings (1x1 tiles of a large image)
+    // before OpenEXR allocates them.
+    if (td.xSize < 1 || td.ySize < 1) input_error(path, "invalid tile size");
+    std::uint64_t tiles = 0;
+    for (int l = 0; l < file_levels; ++l) {
+        const std::uint64_t lw = std::max<long long>(1, w >> l), lh = std::max<long long>(1, h >> l);
+        tiles += ((lw + td.xSize - 1) / td.xSize) * ((lh + td.ySize - 1) / td.ySize);
+    }
+    if (tiles > (1u << 22))
+        input_error(path, "tiles of " + std::to_string(td.xSize) + "x" + std::to_string(td.ySize) + " make " +
+                              std::to_string(tiles) + " tiles, more than the limit of " + std::to_string(1u << 22));
+
+    std::string missing;
+    for (const char* c : {"R", "G", "B"})
+        if (!header.channels().findChannel(c)) missing += std::string(missing.empty() ? "" : ", ") + c;
+    if (!missing.empty()) {
+        std::string names;
+        for (auto it = header.channels().begin(); it != header.channels().end(); ++it)
+            names += std::string(names.empty() ? "" : ", ") + it.name();
+        input_error(path, "no channel " + missing + " (channels: " + (names.empty() ? "none" : names) + ")");
+    }
+
+    SpecularChainInfo got;
+    if (header.find(kAttrCubeLevels) != header.end()) {
+        const auto* a = header.findTypedAttribute<Imf::IntAttribute>(kAttrCubeLevels);
+        if (!a) input_error(path, std::string("attribute ") + kAttrCubeLevels + " is not an int");
+        if (a->value() != cube_levels)
+            input_error(path, std::string(kAttrCubeLevels) + " says " + std::to_string(a->value()) + " cube levels; a base of " +
+                                  std::to_string(n) + " has " + std::to_string(cube_levels));
+    }
+    if (header.find(kAttrRoughness) != header.end()) {
+        const auto* a = header.findTypedAttribute<Imf::FloatVectorAttribute>(kAttrRoughness);
+        if (!a) input_error(path, std::string("attribute ") + kAttrRoughness + " is not a float vector");
+        if (a->value().size() != static_cast<std::size_t>(cube_levels))
+            input_error(path, std::string(kAttrRoughness) + " has " + std::to_string(a->value().size()) + " values for " +
+                                  std::to_string(cube_levels) + " cube levels");
+        for (float r : a->value()) got.roughness.push_back(r);
+    }
+    if (header.find(kAttrConvention) != header.end()) {
+        const auto* a = header.findTypedAttribute<Imf::StringAttribute>(kAttrConvention);
+        if (!a) input_error(path, std::string("attribute ") + kAttrConvention + " is not a string");
+        got.convention = a->value();
+    }
+
+    Imf::TiledInputFile file(path.c_str(), Imf::globalThreadCount());
+    if (file.numLevels() != file_levels)  // cannot differ for the header checked above; cheap to say
+        input_error(path, std::to_string(file.numLevels()) + " mipmap levels, expected " + std::to_string(file_levels));
+    if (!file.isComplete()) input_error(path, "truncated or incomplete file (some tiles are missing)");
+
+    std::vector<CubeMap> chain;
+    chain.reserve(static_cast<std::size_t>(cube_levels));
+    for (int l = 0; l < file_levels; ++l) {
+        const Imath::Box2i ldw = file.dataWindowForLevel(l);
+        Image strip(file.levelWidth(l), file.levelHeight(l));
+        file.setFrameBuffer(rgb_frame_buffer(strip.rgb.data(), ldw));
+        try {
+            file.readTiles(0, file.numXTiles(l) - 1, 0, file.numYTiles(l) - 1, l);
+        } catch (const std::exception& e) {
+            input_error(path, "truncated or damaged file (level " + std::to_string(l) + "): " + e.what());
+        }
+        if (l < cube_levels) {
+            if (strip.width != n >> l || strip.height != 6 * (n >> l))
+                input_error(path, "level " + std::to_string(l) + " is " + std::to_string(strip.width) + "x" +
+                                      std::to_string(strip.height) + ", expected a vertical strip " +
+                                      std::to_string(n >> l) + "x" + std::to_string(6 * (n >> l)));
+            chain.push_back(extract_cube(strip, Layout::VStrip));
+        }
+    }
+    if (info) *info = std::move(got);
+    return chain;
+}
+
+}  // namespace
+
+void write_specular_exr(const std::string& path, const std::vector<CubeMap>& levels, const SpecularChainInfo& info) {
+    check_chain(path, levels);
+    const int n = levels[0].size;
+    const int cube_levels = static_cast<int>(levels.size());
+    std::vector<float> roughness;
+    if (info.roughness.empty()) {
+        for (int i = 0; i < cube_levels; ++i)
+            roughness.push_back(cube_levels > 1 ? static_cast<float>(static_cast<double>(i) / (cube_levels - 1)) : 0.0f);
+    } else if (info.roughness.size() != levels.size()) {
+        throw OutputError(path + ": " + std::to_string(info.roughness.size()) + " roughness values for " +
+                          std::to_string(levels.size()) + " levels");
+    } else {
+        for (double r : info.roughness) roughness.push_back(static_cast<float>(r));
+    }
+    Image extra_1x3, extra_1x1;
+    extra_levels(levels.back(), &extra_1x3, &extra_1x1);
+    init_openexr_threads();
+
+    write_atomically(path, [&](const std::string& tmp) {
+        try {
+            Imf::Header header(n, 6 * n);
+            header.compression() = kCompression;
+            // Full float, like write_exr: half would round the prefiltered values.
+            for (const char* c : {"R", "G", "B"}) header.channels().insert(c, Imf::Channel(Imf::FLOAT));
+            header.setTileDescription(Imf::TileDescription(kTileSize, kTileSize, Imf::MIPMAP_LEVELS, Imf::ROUND_DOWN));
+            Imf::addEnvmap(header, Imf::ENVMAP_CUBE);
+            header.insert(kAttrCubeLevels, Imf::IntAttribute(cube_levels));
+            header.insert(kAttrRoughness, Imf::FloatVectorAttribute(roughness));
+            header.insert(kAttrConvention, Imf::StringAttribute(info.convention.empty() ? kSpecularConvention : info.convention));
+            header.insert(kAttrLayout, Imf::StringAttribute(kLayoutText));
+            header.insert(kAttrExtraLevels, Imf::StringAttribute(kExtraLevelsText));
+
+            // We own the stream, as write_exr does: the output file's destructor writes the offset
+            // table and swallows any error doing so; the stream's state tells.
+            std::ofstream ofs(tmp, std::ios::binary | std::ios::trunc);
+            if (!ofs) throw OutputError(path + ": cannot open the temporary file " + tmp);
+            {
+                Imf::StdOFStream os(ofs, tmp.c_str());
+                Imf::TiledOutputFile file(os, header, Imf::globalThreadCount());
+                if (file.numLevels() != cube_levels + 2)
+                    throw OutputError(path + ": internal error: OpenEXR makes " + std::to_string(file.numLevels()) +
+                                      " levels, expected " + std::to_string(cube_levels + 2));
+                for (int l = 0; l < file.numLevels(); ++l) {
+                    Image strip;
+                    const Image* img = &strip;
+                    if (l < cube_levels) strip = assemble_cube(levels[static_cast<std::size_t>(l)], Layout::VStrip);
+                    else img = l == cube_levels ? &extra_1x3 : &extra_1x1;
+                    if (img->width != file.levelWidth(l) || img->height != file.levelHeight(l))
+                        throw OutputError(path + ": internal error: level " + std::to_string(l) + " size mismatch");
+                    file.setFrameBuffer(rgb_frame_buffer(const_cast<float*>(img->rgb.data()), file.dataWindowForLevel(l)));
+                    file.writeTiles(0, file.numXTiles(l) - 1, 0, file.numYTiles(l) - 1, l);
+                }
+            }
+            ofs.close();
+            if (ofs.fail()) throw OutputError(path + ": write error (disk full?)");
+        } catch (const OutputError&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw OutputError(path + ": " + one_line(e.what()));
+        }
+    });
+}
+
+std::vector<CubeMap> read_specular_exr(const std::string& path, SpecularChainInfo* info) {
+    try {
+        return read_chain(path, info);
+    } catch (const InputError&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        input_error(path, "not enough memory to read the specular chain");
+    } catch (const std::exception& e) {
+        input_error(path, e.what());  // Iex: truncated header or tiles, and the like
+    }
+}
+
+bool has_level_placeholder(const std::string& pattern) { return pattern.find("{level}") != std::string::npos; }
+
+std::string expand_level_placeholder(const std::string& pattern, int level) {
+    static const std::string key = "{level}";
+    std::string out;
+    std::size_t i = 0;
+    for (std::size_t at; (at = pattern.find(key, i)) != std::string::npos; i = at + key.size())
+        out += pattern.substr(i, at - i) + std::to_string(level);
+    return out + pattern.substr(i);
+}
+
+std::vector<std::string> write_specular_level_files(const std::string& pattern, const std::vector<CubeMap>& levels) {
+    if (!has_level_placeholder(pattern))
+        throw std::invalid_argument("'" + pattern + "': no {level} placeholder (one file is written per level)");
+    check_chain(pattern, levels);
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const std::string name = expand_level_placeholder(pattern, static_cast<int>(i));
+        write_exr(name, assemble_cube(levels[i], Layout::VStrip), EnvmapHint::Cube);
+        names.push_back(name);
+    }
+    return names;
+}
+
+}  // namespace bake

@@ -1,0 +1,74 @@
+#pragma once
+// The specular prefiltered cube-map chain (specular_prefilter.h) as files.
+//
+// The chain: level i (0 = sharpest) has faces of N >> i texels, N a power of two, down to 1x1, and
+// holds the environment prefiltered for perceptual roughness i / (levels - 1). Every level is stored
+// as the project's cube output is: a vertical strip N_i x 6 N_i, faces +X -X +Y -Y +Z -Z top to
+// bottom, each in OpenGL's orientation with row 0 the top row (docs/CONVENTION.md; OpenEXR's own
+// envmap=cube faces are these mirrored, see README), float R, G, B.
+//
+// One file (write_specular_exr): a single-part tiled EXR, 64x64 tiles, MIPMAP_LEVELS, ROUND_DOWN,
+// ZIP, envmap=cube. File level i is chain level i. OpenEXR's ROUND_DOWN chain of an N x 6N image has
+// two levels more than the cube chain (log2 N + 3 against log2 N + 1): after the 1x6 level (cube
+// level log2 N) come a 1x3 and a 1x1 level, which are no cube levels. They hold area averages of
+// the level above, so that every OpenEXR reader finds every level it expects: the 1x3 level's
+// texels are the means of the 1x6 level's faces (+X, -X), (+Y, -Y), (+Z, -Z); the 1x1 level's texel
+// is the mean of the 1x3 level's three (= the mean of all six faces; each mean in double, then
+// rounded to float). Header attributes (besides OpenEXR's own):
+//   envmap                  envmap   cube
+//   bakeSpecularCubeLevels  int      number of cube levels L = log2 N + 1 (file levels: L + 2)
+//   bakeSpecularRoughness   floatvector  perceptual roughness of cube level 0 .. L-1
+//   bakeSpecularConvention  string   the prefilter's convention (SpecularChainInfo::convention)
+//   bakeSpecularLayout      string   the strip layout and orientation above, in words
+//   bakeSpecularExtraLevels string   what the last two file levels hold, in words
+//
+// Per-level files (write_specular_level_files): one EXR per cube level, as write_exr writes any cube
+// output (scanline, ZIP, float RGB, N_i x 6 N_i vertical strip, envmap=cube), named by a pattern
+// holding {level}.
+#include <string>
+#include <vector>
+
+#include "cube_map.h"
+
+namespace bake {
+
+// The convention string the CLI states for its GGX chain (any other string may be passed).
+constexpr const char* kSpecularConvention =
+    "GGX, alpha = roughness^2, level i: roughness i/(levels-1), N=V=R";
+
+struct SpecularChainInfo {           // what the file states about itself (custom header attributes)
+    std::vector<double> roughness;   // perceptual roughness per level (stored as float)
+    std::string convention;          // e.g. kSpecularConvention
+};
+
+// Writes the chain as one tiled, mip-mapped EXR (layout above), atomically (write_atomically): a
+// failure leaves `path` as it was and no temporary behind. info.roughness: one value per level, or
+// empty for the default i / (levels - 1); info.convention: empty for kSpecularConvention.
+// Throws OutputError("<path>: <problem>"), also for a chain that is not one (sizes not N >> i down
+// to 1, N a power of two; faces of the wrong size; roughness count not the level count).
+void write_specular_exr(const std::string& path, const std::vector<CubeMap>& levels, const SpecularChainInfo& info);
+
+// Reads such a file back: every cube level (the two extra levels are read, to notice a truncated
+// file, but not returned). Checks, from the header and before allocating anything: a single-part
+// tiled file, MIPMAP_LEVELS with ROUND_DOWN, envmap=cube, a data window N x 6N with N a power of two
+// and at most kDefaultMaxPixels (image_io.h) texels, channels R, G and B (any pixel type, read as
+// float), and, where present, bakeSpecularCubeLevels equal to log2 N + 1 and one bakeSpecularRoughness
+// value a level. Absent bake* attributes leave info's fields empty (a file from another tool).
+// Any problem, truncation included: InputError("<path>: <problem>"), one line.
+std::vector<CubeMap> read_specular_exr(const std::string& path, SpecularChainInfo* info = nullptr);
+
+// Whether `pattern` holds "{level}".
+bool has_level_placeholder(const std::string& pattern);
+
+// `pattern` with every "{level}" replaced by the decimal level index; nothing else is touched (use
+// expand_output_pattern(..., keep_level = true) first for {stem}, {name}, {index}).
+std::string expand_level_placeholder(const std::string& pattern, int level);
+
+// One EXR per cube level, named expand_level_placeholder(pattern, i), i = 0 (sharpest) .. L-1: the
+// level as a vertical strip with envmap=cube, through write_exr. Returns the names written, in level
+// order. Each file is atomic; the set is not (a failure at level k leaves levels 0..k-1 written).
+// Throws std::invalid_argument when the pattern has no {level}; OutputError("<file>: <problem>")
+// otherwise (an invalid chain names the pattern).
+std::vector<std::string> write_specular_level_files(const std::string& pattern, const std::vector<CubeMap>& levels);
+
+}  // namespace bake
