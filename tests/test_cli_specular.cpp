@@ -86,11 +86,11 @@ TEST_CASE("specular: the GPU path agrees with the CPU estimator, and {level} wri
         CubeMap got(n);
         for (int f = 0; f < 6; ++f)
             for (int row = 0; row < n; ++row) std::copy_n(strip.at(f * n + row, 0), 3 * n, got.faces[f].at(row, 0));
-        // The GPU's filter weights are 8-bit fractions: next to the sample's sun (1e4 times the sky)
-        // a weight's rounding moves a read by up to ~1/512 of the sun; measured 4.6e-3 of the
-        // level's max at worst (a smooth map: 2e-4, test_gpu_specular.cpp).
+        // Float sums (1e-6 on llvmpipe) and, on NVIDIA, filter weights of 8-bit fractions: next to
+        // a sun a weight's rounding moves a read by up to ~1/512 of the sun (measured 1.1e-3 of
+        // the level's max on an 8k sun sky, bench/NOTES.md).
         INFO("level " << level);
-        CHECK(max_diff(got, expected[level]) <= 1e-2 * max_abs(expected[level]));
+        CHECK(max_diff(got, expected[level]) <= 3e-3 * max_abs(expected[level]));
     }
 }
 
@@ -106,7 +106,7 @@ TEST_CASE("specular: --compare reports the chain against the brute force and the
     REQUIRE(cmp["estimator"].size() == 4);
     CHECK(cmp["reference"][0]["max_rel_to_max"] == 0.0);  // level 0 is the source's own average
     for (const auto& d : cmp["reference"]) CHECK(d["max_rel_to_max"].get<double>() <= 6e-2);
-    for (const auto& d : cmp["estimator"]) CHECK(d["max_rel_to_max"].get<double>() <= 1e-2);
+    for (const auto& d : cmp["estimator"]) CHECK(d["max_rel_to_max"].get<double>() <= 3e-3);
 }
 
 TEST_CASE("dfg: written alone or beside a bake, as EXR and 16-bit PNG", "[cli][dfg]") {

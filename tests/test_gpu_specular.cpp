@@ -170,8 +170,9 @@ TEST_CASE("specular variants against the reference (exploration)", "[.explore-sp
 }
 
 TEST_CASE("GPU specular chain equals the same estimator on the CPU", "[gpu][specular]") {
-    // Same samples, same mips, both seamless: they differ by the filter weights' precision (texture
-    // units interpolate with 8-bit fractions, llvmpipe too) and float sums.
+    // Same samples, same mips, both seamless (GL's corner rule included): they differ by float sums
+    // (1e-6 on llvmpipe) and by the filter weights' precision of the texture units (NVIDIA's
+    // interpolate with 8-bit fractions: 1.1e-3 of the level's max next to a sun, bench/NOTES.md).
     auto gpu = open_gpu();
     if (!gpu) return;
     GpuSpecularPrefilter pre(gpu->projector->programs());
@@ -183,8 +184,8 @@ TEST_CASE("GPU specular chain equals the same estimator on the CPU", "[gpu][spec
     const auto g = pre.prefilter(mips, s), c = prefilter_specular_sampled(mips, s);
     for (const auto& d : compare_specular_chains(g, c)) {
         INFO("level " << d.level << ": max " << d.max_rel_to_max << ", mean " << d.mean_rel);
-        CHECK(d.max_rel_to_max <= 5e-4);
-        CHECK(d.mean_rel <= 2e-4);
+        CHECK(d.max_rel_to_max <= 1e-3);
+        CHECK(d.mean_rel <= 3e-4);
     }
 }
 

@@ -25,7 +25,7 @@
 //   N·V, θmax turns from ~90° to ~0° within |y| ~ N·V / sin θv = k; y = k sinh(E sin γ) with
 //   E = asinh(1/k) spreads that turn out, and makes the integrand (with its Jacobian) an analytic,
 //   periodic function of γ: the midpoint rule in γ converges geometrically.
-// * θh (inner). t in [0, 2] carries the peak of D (analytic in t); beyond it x = ln t, where the
+// * θh (inner). t in [0, 1.5] carries the peak of D (analytic in t); beyond it x = ln t, where the
 //   integrand is analytic in a strip of half-width π/2. Near θmax the visibility has branch points
 //   at N·L = ±i·alpha/sqrt(1 - alpha²), i.e. within d ≈ alpha / (2 |N·L|'(θmax)) of the end: the last
 //   stretch then uses v = end - d·sinh(η), which moves them to Im η = ±π/2.
@@ -37,12 +37,12 @@ namespace bake {
 namespace {
 
 // Base node counts (all multiplied by node_scale).
-constexpr int kOuterNodes = 10;        // midpoint rule in γ: kOuterNodes + ceil(kOuterNodesPerE · E)
+constexpr int kOuterNodes = 7;        // midpoint rule in γ: kOuterNodes + ceil(kOuterNodesPerE · E)
 constexpr double kOuterNodesPerE = 2.0;  // E = asinh(tan θv) grows as N·V → 0 (6.2 at N·V = 1/256)
-constexpr int kPeakNodes = 10;         // t in [0, kPeakEnd]
-constexpr double kPeakEnd = 2.0;       // t = tan θh / alpha where the log variable takes over
+constexpr int kPeakNodes = 8;          // t in [0, kPeakEnd]
+constexpr double kPeakEnd = 1.5;       // t = tan θh / alpha where the log variable takes over
 constexpr int kMinNodes = 4;           // every other stretch: kMinNodes + nodes per unit length
-constexpr double kNodesPerUnitX = 3.0;    // of x = ln t
+constexpr double kNodesPerUnitX = 2.0;    // of x = ln t
 constexpr double kNodesPerUnitEta = 4.0;  // of η in the sinh map
 constexpr int kMaxNodes = 256;         // Gauss rules are cached up to this order
 

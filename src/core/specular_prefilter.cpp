@@ -61,23 +61,38 @@ void sample_cube_bilinear(const CubeMap& m, const Vec3& d, double out[3]) {
     const double x = (sc + 1.0) * 0.5 * n - 0.5, y = (tc + 1.0) * 0.5 * n - 0.5;
     const int x0 = static_cast<int>(std::floor(x)), y0 = static_cast<int>(std::floor(y));
     const double fx = x - x0, fy = y - y0;
-    out[0] = out[1] = out[2] = 0;
-    for (int j = 0; j < 2; ++j)
-        for (int i = 0; i < 2; ++i) {
-            int tface = face, col = x0 + i, row = y0 + j;
-            if (col < 0 || col >= n || row < 0 || row >= n) {
-                // Seamless, as GL_TEXTURE_CUBE_MAP_SEAMLESS: a tap beyond the edge is the texel of
-                // the neighbouring face its centre's direction falls in.
-                double s2, t2;
-                cube_face_coords(cube_face_direction(face, 2.0 * (col + 0.5) / n - 1.0, 2.0 * (row + 0.5) / n - 1.0),
-                                 &tface, &s2, &t2);
-                col = std::min(n - 1, std::max(0, static_cast<int>((s2 + 1.0) * 0.5 * n)));
-                row = std::min(n - 1, std::max(0, static_cast<int>((t2 + 1.0) * 0.5 * n)));
-            }
-            const double w = (i ? fx : 1 - fx) * (j ? fy : 1 - fy);
-            const float* t = m.faces[tface].at(row, col);
-            for (int ch = 0; ch < 3; ++ch) out[ch] += w * t[ch];
+    double tap[4][3];
+    int corner = -1;
+    for (int k = 0; k < 4; ++k) {
+        const int i = k & 1, j = k >> 1;
+        int tface = face, col = x0 + i, row = y0 + j;
+        const bool out_x = col < 0 || col >= n, out_y = row < 0 || row >= n;
+        if (out_x && out_y) {  // beyond a cube corner: no such texel
+            corner = k;
+            continue;
         }
+        if (out_x || out_y) {
+            // Seamless, as GL_TEXTURE_CUBE_MAP_SEAMLESS: a tap beyond an edge is the texel of the
+            // neighbouring face its centre's direction falls in.
+            double s2, t2;
+            cube_face_coords(cube_face_direction(face, 2.0 * (col + 0.5) / n - 1.0, 2.0 * (row + 0.5) / n - 1.0), &tface,
+                             &s2, &t2);
+            col = std::min(n - 1, std::max(0, static_cast<int>((s2 + 1.0) * 0.5 * n)));
+            row = std::min(n - 1, std::max(0, static_cast<int>((t2 + 1.0) * 0.5 * n)));
+        }
+        const float* t = m.faces[tface].at(row, col);
+        for (int ch = 0; ch < 3; ++ch) tap[k][ch] = t[ch];
+    }
+    // The GL specification's recommended corner texel: the mean of the three that meet there.
+    if (corner >= 0)
+        for (int ch = 0; ch < 3; ++ch) {
+            double sum = 0;
+            for (int k = 0; k < 4; ++k)
+                if (k != corner) sum += tap[k][ch];
+            tap[corner][ch] = sum / 3.0;
+        }
+    for (int ch = 0; ch < 3; ++ch)
+        out[ch] = (1 - fy) * ((1 - fx) * tap[0][ch] + fx * tap[1][ch]) + fy * ((1 - fx) * tap[2][ch] + fx * tap[3][ch]);
 }
 
 int default_specular_source_size(const Environment& env, int base_size) {
@@ -92,7 +107,9 @@ CubeMap make_specular_source(const Environment& env, int size, int threads) {
                        is_power_of_two(env.cube.size / size);
     // Input texels along one output texel's edge (an equirect W wide spans a quarter turn in W/4).
     const double ratio = (env.is_cube() ? env.cube.size : env.width() / 4.0) / size;
-    const int k = exact ? env.cube.size / size : std::min(16, std::max(1, static_cast<int>(std::ceil(2.0 * ratio))));
+    // k x k points a texel, about one an input texel (never fewer than 2 x 2): each input texel is
+    // met about once, so the average is an area average up to the texels cut by an edge.
+    const int k = exact ? env.cube.size / size : std::min(16, std::max(2, static_cast<int>(std::ceil(ratio))));
     const int n_in = env.is_cube() ? env.cube.size : 0;
     parallel_for(6 * size, resolve_threads(threads, 6 * size), [&](int task) {
         const int face = task / size, row = task % size;

@@ -33,8 +33,8 @@ int default_specular_source_size(const Environment& env, int base_size);
 
 // The source cube the prefilter reads: every texel the area average of the input over it. A cube
 // input whose face is the source size times a power of two is averaged exactly (solid-angle
-// weighted); anything else is averaged over k x k points a texel, each point taking the input texel
-// it falls in (nearest: the input is constant over its texels), k enough to reach every input texel.
+// weighted); anything else is averaged over k x k points a texel (about one an input texel, at
+// least 2 x 2), each point taking the input texel it falls in (the input is constant over its texels).
 CubeMap make_specular_source(const Environment& env, int size, int threads = 0);
 
 // Solid-angle-weighted 2x2 averages down to 1x1: level 0 is `base` itself (size a power of two).
@@ -67,7 +67,8 @@ std::vector<CubeMap> prefilter_specular_sampled(const std::vector<CubeMap>& sour
                                                 int threads = 0);
 
 // A bilinear read of one level at direction d, seamless as GL's: a tap beyond the face's edge
-// reads the neighbouring face's texel its centre falls in (at a corner, one of the two).
+// reads the neighbouring face's texel its centre falls in; beyond a cube corner, where there is
+// no texel, the mean of the other three taps (the GL specification's recommendation).
 void sample_cube_bilinear(const CubeMap& level, const Vec3& d, double out[3]);
 
 // The reference: P(n) for one direction, in double, over every texel of `source`, each texel cut

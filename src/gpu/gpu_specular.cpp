@@ -8,7 +8,9 @@
 namespace bake {
 
 namespace {
-constexpr GLuint kGroupSide = 8;  // shaders/specular_prefilter.comp: 8 x 8 texels a work group
+// Invocations a texel (shaders/specular_prefilter.comp): level 1 has at least 1024 samples by
+// default, 16 for each invocation.
+constexpr GLuint kGroupSize = 64;
 }
 
 struct GpuSpecularPrefilter::Impl {
@@ -23,7 +25,8 @@ struct GpuSpecularPrefilter::Impl {
     double last_ms = 0, last_upload_ms = 0;
     GLuint program() {
         // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
-        return programs.get("specular_prefilter.comp", "#define SH_ORDER 1\n");
+        return programs.get("specular_prefilter.comp",
+                            "#define SH_ORDER 1\n#define WG_SIZE " + std::to_string(kGroupSize) + "\n");
     }
     void upload(const std::vector<CubeMap>& mips) {
         if (texture) glDeleteTextures(1, &texture);
@@ -87,9 +90,8 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const std::vector<CubeMap>&
         glUniform1ui(glGetUniformLocation(program, "u_size"), static_cast<GLuint>(n));
         glUniform1ui(glGetUniformLocation(program, "u_sample_count"), static_cast<GLuint>(set.size()));
         glUniform1f(glGetUniformLocation(program, "u_inv_weight"), static_cast<float>(1.0 / weight));
-        const GLuint groups = (static_cast<GLuint>(n) + kGroupSide - 1) / kGroupSide;
         m.timer.begin();
-        glDispatchCompute(groups, groups, 6);
+        glDispatchCompute(static_cast<GLuint>(n), static_cast<GLuint>(n), 6);  // a work group a texel
         m.timer.end();
         check_gl("the specular prefilter pass");
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
