@@ -98,23 +98,24 @@ void run_specular_bench(bake::GpuProjector& gpu, const SpecularBenchOptions& o, 
     pre.prepare();
 
     // One untimed run first: the program binary, the driver's first-use work and the clocks' ramp.
-    pre.prefilter(bake::cube_mip_chain(bake::make_specular_source(env, settings.source_size)), settings);
+    pre.prefilter(bake::prepare_specular_input(bake::make_specular_source(env, settings.source_size)), settings);
     std::vector<double> source_ms, gpu_ms, gpu_wall_ms, upload_ms;
     bake::CubeMap source;
-    std::vector<bake::CubeMap> mips, chain;
+    bake::SpecularInput input;
+    std::vector<bake::CubeMap> chain;
     for (int i = 0; i < o.repeats; ++i) {
         Clock::time_point t0 = Clock::now();
         source = bake::make_specular_source(env, settings.source_size);
-        mips = bake::cube_mip_chain(source);
+        input = bake::prepare_specular_input(source);
         source_ms.push_back(ms_since(t0));
         t0 = Clock::now();
-        chain = pre.prefilter(mips, settings);
+        chain = pre.prefilter(input, settings);
         gpu_wall_ms.push_back(ms_since(t0));
         gpu_ms.push_back(pre.last_ms());
         upload_ms.push_back(pre.last_upload_ms());
     }
     Clock::time_point t0 = Clock::now();
-    const std::vector<bake::CubeMap> cpu = bake::prefilter_specular_sampled(mips, settings);
+    const std::vector<bake::CubeMap> cpu = bake::prefilter_specular_sampled(input, settings);
     const double cpu_ms = ms_since(t0);
     double est_max = 0;
     for (const auto& d : bake::compare_specular_chains(chain, cpu)) est_max = std::max(est_max, d.max_rel_to_max);
@@ -130,7 +131,7 @@ void run_specular_bench(bake::GpuProjector& gpu, const SpecularBenchOptions& o, 
         std::vector<double> ms;
         std::vector<bake::CubeMap> vc;
         for (int i = 0; i < o.repeats; ++i) {
-            vc = pre.prefilter(mips, v);
+            vc = pre.prefilter(input, v);
             ms.push_back(pre.last_ms());
         }
         const auto [vmax, vmean] = reference_distance(source, vc);
@@ -144,6 +145,7 @@ void run_specular_bench(bake::GpuProjector& gpu, const SpecularBenchOptions& o, 
                         {"levels", chain.size()},
                         {"source_size", settings.source_size},
                         {"samples", settings.samples},
+                        {"bright_texels", input.bright.size()},
                         {"source_cpu_ms", median(source_ms)},
                         {"prefilter_gpu_ms", median(gpu_ms)},
                         {"upload_gpu_ms", median(upload_ms)},
@@ -174,7 +176,8 @@ void run_specular_bench(bake::GpuProjector& gpu, const SpecularBenchOptions& o, 
     *out = j;
 
     std::printf("\n| stage | time |\n|---|---|\n");
-    std::printf("| source cube 6x%d^2 + mips, CPU, all cores | %.1f ms |\n", settings.source_size, median(source_ms));
+    std::printf("| source cube 6x%d^2 + mips (and capped mips, %zu bright texels), CPU, all cores | %.1f ms |\n",
+                settings.source_size, input.bright.size(), median(source_ms));
     std::printf("| source upload, GPU timer | %.2f ms |\n", median(upload_ms));
     std::printf("| prefilter %zu levels (6x%d^2 base, %d samples at level 1), GPU timer | %.2f ms |\n", chain.size(), base,
                 settings.samples, median(gpu_ms));

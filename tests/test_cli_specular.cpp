@@ -24,7 +24,7 @@ std::vector<CubeMap> cpu_chain(const std::string& input, int base, int samples) 
     s.base_size = base;
     s.samples = samples;
     const CubeMap source = make_specular_source(env, default_specular_source_size(env, base));
-    return prefilter_specular_sampled(cube_mip_chain(source), s);
+    return prefilter_specular_sampled(prepare_specular_input(source), s);
 }
 
 double max_diff(const CubeMap& a, const CubeMap& b) {

@@ -22,7 +22,7 @@ std::vector<CubeMap> gpu_chain(GpuSpecularPrefilter& pre, const CubeMap& source,
     SpecularSettings s;
     s.base_size = base;
     s.samples = samples;
-    return pre.prefilter(cube_mip_chain(source), s);
+    return pre.prefilter(prepare_specular_input(source), s);
 }
 
 double solid_angle_integral(const CubeMap& m, int channel) {
@@ -54,11 +54,13 @@ TEST_CASE("GPU specular chain against the double brute-force reference", "[gpu][
     auto gpu = open_gpu();
     if (!gpu) return;
     GpuSpecularPrefilter pre(gpu->projector->programs());
-    // Measured bounds (llvmpipe and NVIDIA alike: the estimator is deterministic). A smooth sky is
-    // within ~1e-3 of the reference: the error there is the estimator's. The real maps, whose suns
-    // and lamps (up to 2.3e4) sit on a few texels, are within a few percent of the level's max:
+    // The issue's target, max |GPU - CPU| under 1e-3 of the level's max on the shared maps, met
+    // thanks to the bright texels' exact sum (measured 1e-4 - 7e-4 here; without it 1e-2 - 5e-2:
     // importance sampling with mip-filtered reads blurs and aliases a sun that the brute force
-    // integrates exactly (bench/NOTES.md, "Specular").
+    // integrates exactly). The mean relative error is larger where the map is dim and the sharp
+    // levels see the source through bilinear reads (the brute force: texels constant over their
+    // area; at this small size the lobe of level 1 spans about 3 texels): a smooth sky shows that
+    // part alone, 1.6e-3 at level 1.
     struct Case {
         std::string name;
         Environment env;
@@ -67,7 +69,7 @@ TEST_CASE("GPU specular chain against the double brute-force reference", "[gpu][
     std::vector<Case> cases;
     cases.push_back({"smooth", make_cube_env(64, smooth_radiance), 2e-3, 1.5e-3});
     for (const char* name : {"pmndrs_sky", "pmndrs_warehouse", "pmndrs_esplanade"})
-        cases.push_back({name, load_environment(std::string(BAKE_TEST_DATA_DIR) + "/" + name + ".exr"), 6e-2, 3e-2});
+        cases.push_back({name, load_environment(std::string(BAKE_TEST_DATA_DIR) + "/" + name + ".exr"), 1e-3, 5e-3});
     for (const Case& c : cases) {
         const CubeMap source = make_specular_source(c.env, 32);
         const auto ref = prefilter_specular_cpu(source, 16);
@@ -148,7 +150,7 @@ TEST_CASE("specular variants against the reference (exploration)", "[.explore-sp
         for (int base : {64}) for (int srcf : {2}) {
             const int src_size = srcf * base;
             const CubeMap source = make_specular_source(env, src_size);
-            const auto mips = cube_mip_chain(source);
+            const auto mips = prepare_specular_input(source);
             auto t0 = std::chrono::steady_clock::now();
             const auto ref = prefilter_specular_cpu(source, base);
             double ref_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -177,11 +179,11 @@ TEST_CASE("GPU specular chain equals the same estimator on the CPU", "[gpu][spec
     if (!gpu) return;
     GpuSpecularPrefilter pre(gpu->projector->programs());
     const Environment env = make_cube_env(64, smooth_radiance);
-    const auto mips = cube_mip_chain(env.cube);
+    const SpecularInput input = prepare_specular_input(env.cube);
     SpecularSettings s;
     s.base_size = 32;
     s.samples = 256;
-    const auto g = pre.prefilter(mips, s), c = prefilter_specular_sampled(mips, s);
+    const auto g = pre.prefilter(input, s), c = prefilter_specular_sampled(input, s);
     for (const auto& d : compare_specular_chains(g, c)) {
         INFO("level " << d.level << ": max " << d.max_rel_to_max << ", mean " << d.mean_rel);
         CHECK(d.max_rel_to_max <= 1e-3);
@@ -197,7 +199,7 @@ TEST_CASE("specular: CPU estimator against the reference (exploration)", "[.expl
         Environment env = load_environment(std::string(BAKE_TEST_DATA_DIR) + "/" + name + ".exr");
         const int base = 32;
         const CubeMap source = make_specular_source(env, 64);
-        const auto mips = cube_mip_chain(source);
+        const auto mips = prepare_specular_input(source);
         const auto ref = prefilter_specular_cpu(source, base);
         SpecularSettings s;
         s.base_size = base;

@@ -32,15 +32,16 @@ SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Gp
     out.settings = settings;
     auto t0 = std::chrono::steady_clock::now();
     out.source = make_specular_source(env, settings.source_size, threads);
-    const std::vector<CubeMap> mips = cube_mip_chain(out.source, threads);
+    const SpecularInput input = prepare_specular_input(out.source, threads);
+    out.bright_texels = static_cast<int>(input.bright.size());
     out.source_ms = ms_since(t0);
     t0 = std::chrono::steady_clock::now();
     if (gpu) {
-        out.chain = gpu->prefilter(mips, settings);
+        out.chain = gpu->prefilter(input, settings);
         out.prefilter_ms = gpu->last_ms();
         out.computed_by = "gpu";
     } else {
-        out.chain = prefilter_specular_sampled(mips, settings, threads);
+        out.chain = prefilter_specular_sampled(input, settings, threads);
         out.prefilter_ms = ms_since(t0);
         out.computed_by = "cpu";
     }
@@ -77,8 +78,8 @@ void compare_specular(SpecularBake& bake, int texels_per_level, int threads) {
         bake.reference.push_back(d);
     }
     if (bake.computed_by == "gpu")
-        bake.estimator = compare_specular_chains(bake.chain, prefilter_specular_sampled(cube_mip_chain(bake.source, threads),
-                                                                                        bake.settings, threads));
+        bake.estimator = compare_specular_chains(
+            bake.chain, prefilter_specular_sampled(prepare_specular_input(bake.source, threads), bake.settings, threads));
 }
 
 std::vector<std::string> write_specular(const std::string& path, const SpecularBake& bake) {
@@ -108,6 +109,7 @@ nlohmann::json specular_json(const SpecularBake& bake, const std::vector<std::st
             {"source_size", bake.settings.source_size},
             {"samples", bake.settings.samples},
             {"lod_bias", bake.settings.lod_bias},
+            {"bright_texels", bake.bright_texels},
             {"computed_by", bake.computed_by},
             {"ms", {{"source", bake.source_ms}, {"prefilter", bake.prefilter_ms}}},
             {"compare", compare}};

@@ -18,6 +18,7 @@ struct SpecularBake {
     CubeMap source;                      // the source cube the lobe is integrated over
     std::vector<CubeMap> chain;          // level i: roughness i/(levels-1)
     std::string computed_by;             // "gpu" or "cpu"
+    int bright_texels = 0;               // texels summed exactly (SpecularInput::bright)
     double source_ms = 0;                // source cube and mips (CPU)
     double prefilter_ms = 0;             // GPU timers, or CPU wall clock
     std::vector<SpecularLevelDifference> reference;  // --compare: against the brute force; else empty
@@ -37,7 +38,7 @@ void compare_specular(SpecularBake& bake, int texels_per_level, int threads);
 std::vector<std::string> write_specular(const std::string& path, const SpecularBake& bake);
 
 // The report's and the stdout lines' view: {files, base_size, levels, roughness, alpha, source_size,
-// samples, lod_bias, computed_by, ms: {source, prefilter}, compare: null | {reference, estimator}}.
+// samples, lod_bias, bright_texels, computed_by, ms: {source, prefilter}, compare: null | {reference, estimator}}.
 nlohmann::json specular_json(const SpecularBake& bake, const std::vector<std::string>& files);
 
 }  // namespace bake

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 #include "equirect.h"
@@ -207,19 +208,110 @@ std::vector<SpecularSample> specular_sample_set(double roughness, int samples, i
     return out;
 }
 
-std::vector<CubeMap> prefilter_specular_sampled(const std::vector<CubeMap>& source_mips, const SpecularSettings& settings,
-                                                int threads) {
+SpecularInput prepare_specular_input(const CubeMap& source, int threads, double bright_factor, int max_bright) {
+    SpecularInput in;
+    in.mips = cube_mip_chain(source, threads);
+    const int n = source.size;
+    auto luminance = [](const float* t) { return 0.2126 * t[0] + 0.7152 * t[1] + 0.0722 * t[2]; };
+    double mean = 0, omega = 0;
+    std::vector<double> lum;
+    lum.reserve(6 * static_cast<std::size_t>(n) * n);
+    for (int f = 0; f < 6; ++f)
+        for (int r = 0; r < n; ++r)
+            for (int c = 0; c < n; ++c) {
+                const double l = std::fabs(luminance(source.faces[f].at(r, c))), o = cube_texel_solid_angle(r, c, n);
+                mean += o * l;
+                omega += o;
+                lum.push_back(l);
+            }
+    mean /= omega;
+    double threshold = bright_factor * mean;
+    std::vector<double> sorted = lum;
+    if (static_cast<int>(sorted.size()) > max_bright) {
+        // Raise the threshold to the (max_bright + 1)-th largest |luminance|: at most max_bright above it.
+        std::nth_element(sorted.begin(), sorted.begin() + max_bright, sorted.end(), std::greater<double>());
+        threshold = std::max(threshold, sorted[static_cast<std::size_t>(max_bright)]);
+    }
+    in.threshold = mean > 0 ? threshold : INFINITY;
+    CubeMap capped = source;
+    std::size_t i = 0;
+    for (int f = 0; f < 6; ++f)
+        for (int r = 0; r < n; ++r)
+            for (int c = 0; c < n; ++c, ++i) {
+                if (!(lum[i] > in.threshold)) continue;
+                float* t = capped.faces[f].at(r, c);
+                BrightTexel b{f, r, c, {0, 0, 0}};
+                const double scale = in.threshold / lum[i];
+                for (int ch = 0; ch < 3; ++ch) {
+                    const float keep = static_cast<float>(t[ch] * scale);
+                    b.excess[ch] = t[ch] - keep;
+                    t[ch] = keep;
+                }
+                in.bright.push_back(b);
+            }
+    in.capped_mips = cube_mip_chain(capped, threads);
+    return in;
+}
+
+double specular_lobe_integral(double alpha) {
+    // In theta the integrand is smooth at the scale of alpha: steps of alpha/200 at most.
+    const int steps = 2 * static_cast<int>(std::ceil(0.5 * std::max(2000.0, 0.5 * kPi / (alpha / 200.0))));
+    const double h = 0.5 * kPi / steps;
+    double sum = 0;
+    for (int i = 0; i <= steps; ++i) {
+        const double theta = i * h, c = std::cos(theta);
+        const double w = (i == 0 || i == steps) ? 1 : (i % 2 ? 4 : 2);
+        sum += w * lobe_weight(c, alpha) * std::sin(theta);
+    }
+    return 2.0 * kPi * sum * h / 3.0;
+}
+
+int specular_bright_subdivision(double roughness, int source_size) {
+    const double alpha = roughness * roughness;
+    const double texel = std::sqrt(4.0 * kPi / (6.0 * source_size * source_size));
+    return std::min(4, std::max(1, static_cast<int>(std::ceil(8.0 * texel / (2.0 * alpha)))));
+}
+
+std::vector<float> specular_bright_parts(const SpecularInput& input, double roughness) {
+    const int n = input.mips[0].size, k = specular_bright_subdivision(roughness, n);
+    std::vector<float> out;
+    out.reserve(input.bright.size() * k * k * 8);
+    for (const BrightTexel& b : input.bright) {
+        // Part solid angles from the face Jacobian, rescaled to the texel's exact solid angle.
+        double jac[16], jsum = 0;
+        Vec3 dirs[16];
+        for (int i = 0; i < k; ++i)
+            for (int j = 0; j < k; ++j) {
+                const double sc = 2.0 * (b.col + (j + 0.5) / k) / n - 1.0, tc = 2.0 * (b.row + (i + 0.5) / k) / n - 1.0;
+                jac[i * k + j] = face_jacobian(sc, tc);
+                dirs[i * k + j] = normalize(cube_face_direction(b.face, sc, tc));
+                jsum += jac[i * k + j];
+            }
+        const double omega = cube_texel_solid_angle(b.row, b.col, n);
+        for (int p = 0; p < k * k; ++p) {
+            const float part[8] = {static_cast<float>(dirs[p].x), static_cast<float>(dirs[p].y), static_cast<float>(dirs[p].z),
+                                   static_cast<float>(omega * jac[p] / jsum), b.excess[0], b.excess[1], b.excess[2], 0.0f};
+            out.insert(out.end(), part, part + 8);
+        }
+    }
+    return out;
+}
+
+std::vector<CubeMap> prefilter_specular_sampled(const SpecularInput& input, const SpecularSettings& settings, int threads) {
+    const std::vector<CubeMap>& mips = input.capped_mips;
     const int levels = specular_level_count(settings.base_size);
-    const int last_mip = static_cast<int>(source_mips.size()) - 1;
+    const int last_mip = static_cast<int>(mips.size()) - 1;
     std::vector<CubeMap> chain;
-    chain.push_back(specular_level_zero(source_mips, settings.base_size));
+    chain.push_back(specular_level_zero(input.mips, settings.base_size));
     for (int level = 1; level < levels; ++level) {
         const int n = settings.base_size >> level;
-        const auto set = specular_sample_set(specular_level_roughness(level, levels),
-                                             specular_level_samples(settings.samples, level), source_mips[0].size,
+        const double roughness = specular_level_roughness(level, levels), alpha = roughness * roughness;
+        const auto set = specular_sample_set(roughness, specular_level_samples(settings.samples, level), mips[0].size,
                                              settings.lod_bias);
         double weight = 0;
         for (const SpecularSample& s : set) weight += s.z;
+        const std::vector<float> parts = specular_bright_parts(input, roughness);
+        const double inv_lobe = 1.0 / specular_lobe_integral(alpha);
         CubeMap m(n);
         parallel_for(6 * n, resolve_threads(threads, 6 * n), [&](int task) {
             const int face = task / n, row = task % n;
@@ -237,12 +329,17 @@ std::vector<CubeMap> prefilter_specular_sampled(const std::vector<CubeMap>& sour
                     const int l0 = static_cast<int>(lod), l1 = std::min(last_mip, l0 + 1);
                     const double f = lod - l0;
                     double a[3], c[3];
-                    sample_cube_bilinear(source_mips[l0], l, a);
-                    if (f > 0) sample_cube_bilinear(source_mips[l1], l, c);
+                    sample_cube_bilinear(mips[l0], l, a);
+                    if (f > 0) sample_cube_bilinear(mips[l1], l, c);
                     for (int ch = 0; ch < 3; ++ch) sum[ch] += s.z * (f > 0 ? (1 - f) * a[ch] + f * c[ch] : a[ch]);
                 }
+                double bright[3] = {0, 0, 0};
+                for (std::size_t p = 0; p < parts.size(); p += 8) {
+                    const double w = parts[p + 3] * lobe_weight(nd.x * parts[p] + nd.y * parts[p + 1] + nd.z * parts[p + 2], alpha);
+                    for (int ch = 0; ch < 3; ++ch) bright[ch] += w * parts[p + 4 + ch];
+                }
                 float* o = m.faces[face].at(row, col);
-                for (int ch = 0; ch < 3; ++ch) o[ch] = static_cast<float>(sum[ch] / weight);
+                for (int ch = 0; ch < 3; ++ch) o[ch] = static_cast<float>(sum[ch] / weight + bright[ch] * inv_lobe);
             }
         });
         chain.push_back(std::move(m));

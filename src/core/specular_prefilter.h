@@ -60,10 +60,45 @@ struct SpecularSample {
 // sampling: lod = max(0, ½·log2(Ω_s / Ω_p) + lod_bias), Ω_s = 1 / (samples · pdf(l)), Ω_p = 4π/(6·source_size²).
 std::vector<SpecularSample> specular_sample_set(double roughness, int samples, int source_size, double lod_bias);
 
+// A texel of the source whose radiance the samples would find too bright: its excess over the
+// threshold, summed exactly. Parts: the texel cut into k x k (specular_bright_subdivision).
+struct BrightTexel {
+    int face, row, col;
+    float excess[3];  // L - L · threshold / |lum(L)|
+};
+
+// What the prefilter reads. Importance sampling errs in proportion to what a few samples see:
+// a sun of 1e4 on a few texels is off by percents. So texels whose |luminance| exceeds the
+// threshold (kSpecularBrightFactor times the mean |luminance|, raised until at most
+// kMaxBrightTexels remain) are scaled down to it for the samples, and their excess is added
+// texel by texel with the lobe's exact weight, Σ excess·Ω·W(n·d) / ∫W. Measured on the shared
+// maps: from 1e-2 – 5e-2 of a level's max to 3e-5 – 3e-4 (bench/NOTES.md, "Specular").
+constexpr double kSpecularBrightFactor = 2.0;
+constexpr int kMaxBrightTexels = 4096;
+struct SpecularInput {
+    std::vector<CubeMap> mips;          // the source and its mips: level 0 of the chain reads these
+    std::vector<CubeMap> capped_mips;   // the source with bright texels capped, and its mips: the samples read these
+    std::vector<BrightTexel> bright;    // the excess the cap removed
+    double threshold = 0;               // |luminance| above which a texel is capped (infinity: none)
+};
+SpecularInput prepare_specular_input(const CubeMap& source, int threads = 0, double bright_factor = kSpecularBrightFactor,
+                                     int max_bright = kMaxBrightTexels);
+
+// ∫ W(n, l) dl over the sphere, W = max(0, n·l)·D(h): the weight the bright texels are divided by
+// (2π ∫₀¹ c·D(√((1+c)/2)) dc, composite Simpson in theta, relative error below 1e-9).
+double specular_lobe_integral(double alpha);
+
+// Parts a side each bright texel is cut into at roughness r, so that the lobe (about 2·alpha
+// wide) varies little within a part: ceil(8 · texel size / (2 alpha)), at most 4.
+int specular_bright_subdivision(double roughness, int source_size);
+
+// The bright texels' parts for one level: direction (xyz) and solid angle (w), then excess (xyz).
+std::vector<float> specular_bright_parts(const SpecularInput& input, double roughness);
+
 // The GPU path's estimator on the CPU, in double (the fallback without OpenGL): the same sample
-// sets, each read with seamless trilinear filtering of the mip chain (sample_cube_bilinear).
-// source_mips: cube_mip_chain(source).
-std::vector<CubeMap> prefilter_specular_sampled(const std::vector<CubeMap>& source_mips, const SpecularSettings& settings,
+// sets, each read with seamless trilinear filtering of the capped mip chain (sample_cube_bilinear),
+// plus the bright texels' exact sum.
+std::vector<CubeMap> prefilter_specular_sampled(const SpecularInput& input, const SpecularSettings& settings,
                                                 int threads = 0);
 
 // A bilinear read of one level at direction d, seamless as GL's: a tap beyond the face's edge

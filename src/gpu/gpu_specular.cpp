@@ -20,7 +20,7 @@ struct GpuSpecularPrefilter::Impl {
     }
     ComputePrograms& programs;
     GLuint texture = 0;
-    GlBuffer samples, output;
+    GlBuffer samples, output, bright;
     StageTimer timer, upload_timer;
     double last_ms = 0, last_upload_ms = 0;
     GLuint program() {
@@ -56,11 +56,12 @@ GpuSpecularPrefilter::~GpuSpecularPrefilter() = default;
 
 void GpuSpecularPrefilter::prepare() { impl_->program(); }
 
-std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const std::vector<CubeMap>& source_mips, const SpecularSettings& settings) {
+std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const SpecularInput& input, const SpecularSettings& settings) {
     Impl& m = *impl_;
     const int levels = specular_level_count(settings.base_size);
+    const std::vector<CubeMap>& source_mips = input.capped_mips;
     std::vector<CubeMap> chain;
-    chain.push_back(specular_level_zero(source_mips, settings.base_size));
+    chain.push_back(specular_level_zero(input.mips, settings.base_size));
     m.upload(source_mips);
     const GLuint program = m.program();
     glUseProgram(program);
@@ -71,7 +72,8 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const std::vector<CubeMap>&
     std::vector<float> packed, result;
     for (int level = 1; level < levels; ++level) {
         const int n = settings.base_size >> level;
-        const auto set = specular_sample_set(specular_level_roughness(level, levels), specular_level_samples(settings.samples, level), source_mips[0].size,
+        const double roughness = specular_level_roughness(level, levels);
+        const auto set = specular_sample_set(roughness, specular_level_samples(settings.samples, level), source_mips[0].size,
                                              settings.lod_bias);
         packed.assign(4 * set.size(), 0.0f);
         double weight = 0;
@@ -85,8 +87,15 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const std::vector<CubeMap>&
         const std::size_t texels = 6 * static_cast<std::size_t>(n) * n;
         m.samples.allocate(packed.size() * sizeof(float), packed.data());
         m.output.allocate(4 * texels * sizeof(float), nullptr, GL_STREAM_READ);
+        const std::vector<float> parts = specular_bright_parts(input, roughness);
+        m.bright.allocate(parts.size() * sizeof(float), parts.empty() ? nullptr : parts.data());
         m.samples.bind(0);
         m.output.bind(1);
+        m.bright.bind(2);
+        glUniform1ui(glGetUniformLocation(program, "u_bright_count"), static_cast<GLuint>(parts.size() / 8));
+        glUniform1f(glGetUniformLocation(program, "u_alpha"), static_cast<float>(roughness * roughness));
+        glUniform1f(glGetUniformLocation(program, "u_inv_lobe"),
+                    static_cast<float>(1.0 / specular_lobe_integral(roughness * roughness)));
         glUniform1ui(glGetUniformLocation(program, "u_size"), static_cast<GLuint>(n));
         glUniform1ui(glGetUniformLocation(program, "u_sample_count"), static_cast<GLuint>(set.size()));
         glUniform1f(glGetUniformLocation(program, "u_inv_weight"), static_cast<float>(1.0 / weight));

@@ -8,10 +8,11 @@ namespace bake {
 
 class ComputePrograms;
 
-// The GGX-prefiltered specular chain on the GPU (specular_prefilter.h): the source cube and its
-// solid-angle-weighted mip chain (built on the CPU) go up as one RGBA32F cube texture, sampled
-// trilinearly and seamlessly across faces; shaders/specular_prefilter.comp computes levels
-// 1..n-1 from per-level sample sets made on the CPU; level 0 is the source's mip of the base size.
+// The GGX-prefiltered specular chain on the GPU (specular_prefilter.h): the capped source cube
+// and its solid-angle-weighted mip chain (built on the CPU) go up as one RGBA32F cube texture,
+// sampled trilinearly and seamlessly across faces; shaders/specular_prefilter.comp computes levels
+// 1..n-1 from per-level sample sets and bright-texel parts made on the CPU; level 0 is the
+// source's mip of the base size.
 // Needs the context current on this thread; throws GpuError on any GL failure.
 class GpuSpecularPrefilter {
 public:
@@ -22,8 +23,8 @@ public:
 
     // Compiles the program ahead of time.
     void prepare();
-    // source_mips: cube_mip_chain(source) (level 0 the source, power-of-two size).
-    std::vector<CubeMap> prefilter(const std::vector<CubeMap>& source_mips, const SpecularSettings& settings);
+    // input: prepare_specular_input(source).
+    std::vector<CubeMap> prefilter(const SpecularInput& input, const SpecularSettings& settings);
     // GPU time of the last prefilter()'s dispatches and of its texture upload (milliseconds).
     double last_ms() const;
     double last_upload_ms() const;
