@@ -46,6 +46,12 @@ const float* input_texel(const Environment& env, const Vec3& d) {
     return env.equirect.at(row, col);
 }
 
+// Node i (of 2k) of the two-point Gauss-Legendre rule on k equal parts of [0, 1].
+double gauss_node(int i, int k) {
+    constexpr double kOffset = 0.21132486540518711775;  // (1 - 1/sqrt(3)) / 2
+    return (i / 2 + (i % 2 ? 1.0 - kOffset : kOffset)) / k;
+}
+
 // W(c) = max(0, c)·D(h) for c = n·l: n·h = sqrt((1 + c) / 2) since h bisects n and l.
 double lobe_weight(double c, double alpha) {
     if (c <= 0) return 0;
@@ -269,26 +275,28 @@ double specular_lobe_integral(double alpha) {
 int specular_bright_subdivision(double roughness, int source_size) {
     const double alpha = roughness * roughness;
     const double texel = std::sqrt(4.0 * kPi / (6.0 * source_size * source_size));
-    return std::min(4, std::max(1, static_cast<int>(std::ceil(8.0 * texel / (2.0 * alpha)))));
+    return std::min(8, std::max(1, static_cast<int>(std::ceil(8.0 * texel / (2.0 * alpha)))));
 }
 
 std::vector<float> specular_bright_parts(const SpecularInput& input, double roughness) {
     const int n = input.mips[0].size, k = specular_bright_subdivision(roughness, n);
     std::vector<float> out;
-    out.reserve(input.bright.size() * k * k * 8);
+    out.reserve(input.bright.size() * 4 * k * k * 8);
     for (const BrightTexel& b : input.bright) {
-        // Part solid angles from the face Jacobian, rescaled to the texel's exact solid angle.
-        double jac[16], jsum = 0;
-        Vec3 dirs[16];
-        for (int i = 0; i < k; ++i)
-            for (int j = 0; j < k; ++j) {
-                const double sc = 2.0 * (b.col + (j + 0.5) / k) / n - 1.0, tc = 2.0 * (b.row + (i + 0.5) / k) / n - 1.0;
-                jac[i * k + j] = face_jacobian(sc, tc);
-                dirs[i * k + j] = normalize(cube_face_direction(b.face, sc, tc));
-                jsum += jac[i * k + j];
+        // Two-point Gauss-Legendre nodes on k x k parts (as the reference), solid angles from the
+        // face Jacobian, rescaled to the texel's exact solid angle.
+        const int m = 2 * k;
+        double jac[256], jsum = 0;
+        Vec3 dirs[256];
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j < m; ++j) {
+                const double sc = 2.0 * (b.col + gauss_node(j, k)) / n - 1.0, tc = 2.0 * (b.row + gauss_node(i, k)) / n - 1.0;
+                jac[i * m + j] = face_jacobian(sc, tc);
+                dirs[i * m + j] = normalize(cube_face_direction(b.face, sc, tc));
+                jsum += jac[i * m + j];
             }
         const double omega = cube_texel_solid_angle(b.row, b.col, n);
-        for (int p = 0; p < k * k; ++p) {
+        for (int p = 0; p < m * m; ++p) {
             const float part[8] = {static_cast<float>(dirs[p].x), static_cast<float>(dirs[p].y), static_cast<float>(dirs[p].z),
                                    static_cast<float>(omega * jac[p] / jsum), b.excess[0], b.excess[1], b.excess[2], 0.0f};
             out.insert(out.end(), part, part + 8);
@@ -374,23 +382,20 @@ void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughnes
                 const double theta = std::acos(std::min(1.0, std::max(-1.0, c)));
                 const double scale = std::max(2.0 * alpha, 0.25 * theta);
                 const int k = std::min(32, std::max(1, static_cast<int>(std::ceil(8.0 * extent / scale))));
-                double w_texel;
-                if (k == 1) {
-                    w_texel = omega * lobe_weight(c, alpha);
-                } else {
-                    // Midpoint rule over k x k parts, part solid angles from the face Jacobian,
-                    // rescaled to sum to the texel's exact solid angle.
-                    double wj = 0, wsum = 0;
-                    for (int i = 0; i < k; ++i)
-                        for (int j = 0; j < k; ++j) {
-                            const double sc = 2.0 * (col + (j + 0.5) / k) / size - 1.0;
-                            const double tc = 2.0 * (row + (i + 0.5) / k) / size - 1.0;
-                            const double jac = face_jacobian(sc, tc);
-                            wj += jac;
-                            wsum += jac * lobe_weight(dot(n, normalize(cube_face_direction(face, sc, tc))), alpha);
-                        }
-                    w_texel = omega * wsum / wj;
-                }
+                // Two-point Gauss-Legendre in s and t over each of k x k parts (fourth order: the
+                // midpoint rule's second-order error is a bias of ~(part / scale)² / 24 on the
+                // convex tail), point solid angles from the face Jacobian, rescaled to the texel's
+                // exact solid angle.
+                double wj = 0, wsum = 0;
+                for (int i = 0; i < 2 * k; ++i)
+                    for (int j = 0; j < 2 * k; ++j) {
+                        const double sc = 2.0 * (col + gauss_node(j, k)) / size - 1.0;
+                        const double tc = 2.0 * (row + gauss_node(i, k)) / size - 1.0;
+                        const double jac = face_jacobian(sc, tc);
+                        wj += jac;
+                        wsum += jac * lobe_weight(dot(n, normalize(cube_face_direction(face, sc, tc))), alpha);
+                    }
+                const double w_texel = omega * wsum / wj;
                 if (w_texel == 0) continue;
                 const float* t = source.faces[face].at(row, col);
                 for (int ch = 0; ch < 3; ++ch) sum[ch] += w_texel * t[ch];

@@ -89,7 +89,8 @@ SpecularInput prepare_specular_input(const CubeMap& source, int threads = 0, dou
 double specular_lobe_integral(double alpha);
 
 // Parts a side each bright texel is cut into at roughness r, so that the lobe (about 2·alpha
-// wide) varies little within a part: ceil(8 · texel size / (2 alpha)), at most 4.
+// wide) varies little within a part: ceil(8 · texel size / (2 alpha)), at most 8; each part is
+// summed at the 2 x 2 nodes of the Gauss-Legendre rule.
 int specular_bright_subdivision(double roughness, int source_size);
 
 // The bright texels' parts for one level: direction (xyz) and solid angle (w), then excess (xyz).
@@ -109,7 +110,8 @@ void sample_cube_bilinear(const CubeMap& level, const Vec3& d, double out[3]);
 // The reference: P(n) for one direction, in double, over every texel of `source`, each texel cut
 // into k x k parts where the lobe is narrow next to it (k from the texel's angular size, the lobe
 // width alpha and its angular distance from n; at most 32), so that the lobe's variation inside a
-// part stays below a fortieth of its width. roughness 0 returns the texel n falls in.
+// part stays below an eighth of its scale, each part summed at the 2 x 2 Gauss-Legendre nodes
+// (fourth order). roughness 0 returns the texel n falls in.
 void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughness, double out[3]);
 
 // The whole chain by the reference: level i for roughness i/(levels-1), level 0 as specular_level_zero.
