@@ -160,15 +160,15 @@ void run_specular_bench(bake::GpuProjector& gpu, const SpecularBenchOptions& o, 
     double ours_ms = -1, cmgen_ms = -1;
     if (!o.dir.empty() && (!o.tool.empty() || !o.cmgen.empty())) {
         std::filesystem::create_directories(o.dir + "/cmgen_out");
-        const std::string input = o.dir + "/specular_sky.exr";
-        bake::write_exr(input, env.equirect, bake::EnvmapHint::LatLong);
+        const std::string sky_file = o.dir + "/specular_sky.exr";
+        bake::write_exr(sky_file, env.equirect, bake::EnvmapHint::LatLong);
         if (!o.tool.empty())
-            ours_ms = time_command(o.tool + " " + input + " --specular " + o.dir + "/spec.exr --specular-size " +
+            ours_ms = time_command(o.tool + " " + sky_file + " --specular " + o.dir + "/spec.exr --specular-size " +
                                        std::to_string(base) + " -q --warn-error 1e300 > /dev/null",
                                    o.repeats);
         if (!o.cmgen.empty())
             cmgen_ms = time_command(o.cmgen + " --quiet --format=exr --size=" + std::to_string(base) + " --ibl-ld=" + o.dir +
-                                        "/cmgen_out " + input + " > /dev/null 2>&1",
+                                        "/cmgen_out " + sky_file + " > /dev/null 2>&1",
                                     std::min(o.repeats, 3));
         j["whole_process_ours_ms"] = ours_ms;
         j["whole_process_cmgen_ms"] = cmgen_ms;

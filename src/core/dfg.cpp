@@ -5,6 +5,7 @@
 #include <cmath>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "ggx.h"
@@ -117,7 +118,7 @@ struct Sums {
 };
 
 DfgValue integrate_dfg(double n_dot_v, double roughness, int scale) {
-    const double cos_v = std::min(n_dot_v, 1.0);
+    const double cos_v = n_dot_v;
     const double sin_v = std::sqrt(std::max(0.0, 1.0 - cos_v * cos_v));
     const double alpha = roughness * roughness;
     // Distance in N·L of the visibility's branch points from 0 (infinite for alpha = 1).
@@ -187,12 +188,18 @@ DfgValue integrate_dfg(double n_dot_v, double roughness, int scale) {
 }  // namespace
 
 DfgValue dfg_value_refined(double n_dot_v, double roughness, int node_scale) {
-    if (!(n_dot_v > 0.0)) return {0.0, 0.0};
-    if (!(roughness > 0.0)) {  // a mirror: h = N, and V·(N·L)·4·(V·H)/(N·H) = 1
-        const double m = 1.0 - std::min(n_dot_v, 1.0), fc = m * m * m * m * m;
+    // N·V = 0 has no value: the albedo's limit there is not 0 (masking of v and the 1/(N·V) of the
+    // BRDF cancel), and the integral's coordinates degenerate.
+    if (!(n_dot_v > 0.0 && n_dot_v <= 1.0) || !(roughness >= 0.0 && roughness <= 1.0))
+        throw std::invalid_argument("dfg_value: N.V must be in (0, 1] and roughness in [0, 1], got N.V = " +
+                                    std::to_string(n_dot_v) + ", roughness = " + std::to_string(roughness));
+    // A mirror: h = N, and V·(N·L)·4·(V·H)/(N·H) = 1. Below alpha = 1e-150 the lobe moves values by
+    // O(alpha), nothing in double, and tan θh / alpha would overflow.
+    if (roughness * roughness < 1e-150) {
+        const double m = 1.0 - n_dot_v, fc = m * m * m * m * m;
         return {1.0 - fc, fc};
     }
-    return integrate_dfg(n_dot_v, std::min(roughness, 1.0), std::max(node_scale, 1));
+    return integrate_dfg(n_dot_v, roughness, std::max(node_scale, 1));
 }
 
 DfgValue dfg_value(double n_dot_v, double roughness) { return dfg_value_refined(n_dot_v, roughness, 1); }

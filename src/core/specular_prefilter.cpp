@@ -146,12 +146,21 @@ CubeMap make_specular_source(const Environment& env, int size, int threads) {
     return out;
 }
 
+// Solid angles of one face's texels (the same on every face), row-major.
+static std::vector<double> face_solid_angles(int n) {
+    std::vector<double> out(static_cast<std::size_t>(n) * n);
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c) out[static_cast<std::size_t>(r) * n + c] = cube_texel_solid_angle(r, c, n);
+    return out;
+}
+
 std::vector<CubeMap> cube_mip_chain(const CubeMap& base, int threads) {
     if (!is_power_of_two(base.size)) throw std::invalid_argument("cube_mip_chain: face size is not a power of two");
     std::vector<CubeMap> chain;
     chain.push_back(base);
     while (chain.back().size > 1) {
         const CubeMap& fine = chain.back();
+        const std::vector<double> omega = face_solid_angles(fine.size);
         CubeMap coarse(fine.size / 2);
         const int n = coarse.size;
         parallel_for(6 * n, resolve_threads(threads, 6 * n), [&](int task) {
@@ -161,7 +170,7 @@ std::vector<CubeMap> cube_mip_chain(const CubeMap& base, int threads) {
                 for (int i = 0; i < 2; ++i)
                     for (int j = 0; j < 2; ++j) {
                         const int r = 2 * row + i, c = 2 * col + j;
-                        const double w = cube_texel_solid_angle(r, c, fine.size);
+                        const double w = omega[static_cast<std::size_t>(r) * fine.size + c];
                         const float* t = fine.faces[face].at(r, c);
                         for (int ch = 0; ch < 3; ++ch) sum[ch] += w * t[ch];
                         weight += w;
@@ -222,10 +231,12 @@ SpecularInput prepare_specular_input(const CubeMap& source, int threads, double 
     double mean = 0, omega = 0;
     std::vector<double> lum;
     lum.reserve(6 * static_cast<std::size_t>(n) * n);
+    const std::vector<double> texel_omega = face_solid_angles(n);
     for (int f = 0; f < 6; ++f)
         for (int r = 0; r < n; ++r)
             for (int c = 0; c < n; ++c) {
-                const double l = std::fabs(luminance(source.faces[f].at(r, c))), o = cube_texel_solid_angle(r, c, n);
+                const double l = std::fabs(luminance(source.faces[f].at(r, c)));
+                const double o = texel_omega[static_cast<std::size_t>(r) * n + c];
                 mean += o * l;
                 omega += o;
                 lum.push_back(l);
