@@ -40,7 +40,7 @@ namespace {
 // Base node counts (all multiplied by node_scale).
 constexpr int kOuterNodes = 7;        // midpoint rule in γ: kOuterNodes + ceil(kOuterNodesPerE · E)
 constexpr double kOuterNodesPerE = 2.0;  // E = asinh(tan θv) grows as N·V → 0 (6.2 at N·V = 1/256)
-constexpr int kPeakNodes = 8;          // t in [0, kPeakEnd]
+constexpr int kPeakNodes = 12;         // t in [0, kPeakEnd]; 12 keeps A + B <= 1 as alpha -> 0
 constexpr double kPeakEnd = 1.5;       // t = tan θh / alpha where the log variable takes over
 constexpr int kMinNodes = 4;           // every other stretch: kMinNodes + nodes per unit length
 constexpr double kNodesPerUnitX = 2.0;    // of x = ln t
