@@ -266,13 +266,6 @@ LoadedImage load_hdr(const std::string& path, std::uint64_t max_pixels, PackedIm
 // ---------------------------------------------------------------------------------------------
 // OpenEXR
 
-void init_openexr_threads() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        const unsigned n = std::thread::hardware_concurrency();
-        Imf::setGlobalThreadCount(static_cast<int>(n > 0 ? n : 1));
-    });
-}
 
 // Reads part 0's header without constructing an InputFile (which would size its offset tables and
 // buffers from the data window), so that absurd sizes are refused before any allocation.
@@ -556,6 +549,14 @@ void write_exr(const std::string& path, const Image& image, EnvmapHint hint) {
         } catch (const std::exception& e) {
             throw OutputError(path + ": " + one_line(e.what()));
         }
+    });
+}
+
+void init_openexr_threads() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const unsigned n = std::thread::hardware_concurrency();
+        Imf::setGlobalThreadCount(static_cast<int>(n > 0 ? n : 1));
     });
 }
 

@@ -38,6 +38,9 @@ LoadedImage load_image_packed(const std::string& path, std::uint64_t max_pixels 
 // file that is not one (the loaders then say what is wrong). For work that can start early.
 std::optional<std::pair<int, int>> read_image_size(const std::string& path);
 
+// OpenEXR's global thread pool, one thread a core, set once (every EXR reader and writer calls it).
+void init_openexr_threads();
+
 // Writes an RGB float EXR (ZIP compression) atomically: a temporary file in the same folder,
 // renamed over `path` only once complete. Sets the `envmap` attribute when hint != None.
 // Throws OutputError("<path>: <problem>").

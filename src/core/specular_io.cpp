@@ -5,11 +5,9 @@
 #include <cstdint>
 #include <exception>
 #include <fstream>
-#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <OpenEXR/ImfChannelList.h>
@@ -75,16 +73,6 @@ int log2_exact(long long n) {
     int l = 0;
     while ((1ll << l) < n) ++l;
     return l;
-}
-
-// Same count as image_io's loaders use, set once if nobody has yet (both set the same number).
-void init_openexr_threads() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        if (Imf::globalThreadCount() > 0) return;
-        const unsigned n = std::thread::hardware_concurrency();
-        Imf::setGlobalThreadCount(static_cast<int>(n > 0 ? n : 1));
-    });
 }
 
 // Throws OutputError("<name>: invalid specular chain: ...") unless `levels` is a chain: faces of

@@ -30,6 +30,7 @@
 
 #include "coefficients_json.h"
 #include "image_io.h"
+#include "specular_io.h"
 
 namespace fs = std::filesystem;
 
@@ -156,5 +157,21 @@ int main(int argc, char** argv) {
     }
     std::ofstream(json_dir + "/order5.json") << five.dump() << "\n";
     std::printf("%s/radiance_only_order1.json, order5.json\n", json_dir.c_str());
+
+    // Specular chains: what --specular writes (a 4 base: 3 cube levels, 5 file levels), and 2.
+    const std::string spec_dir = root + "/fuzz_specular_exr";
+    fs::create_directories(spec_dir);
+    for (int base : {4, 2}) {
+        std::vector<bake::CubeMap> chain;
+        for (int n = base; n >= 1; n /= 2) {
+            bake::CubeMap m(n);
+            for (auto& face : m.faces)
+                for (std::size_t i = 0; i < face.rgb.size(); ++i) face.rgb[i] = 0.25f * static_cast<float>(i % 7) + n;
+            chain.push_back(m);
+        }
+        const std::string file = spec_dir + "/chain_base" + std::to_string(base) + ".exr";
+        bake::write_specular_exr(file, chain, {});
+        std::printf("%s\n", file.c_str());
+    }
     return 0;
 }
