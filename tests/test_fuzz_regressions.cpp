@@ -10,6 +10,7 @@
 #include "coefficients_json.h"
 #include "errors.h"
 #include "image_io.h"
+#include "specular_io.h"
 
 namespace fs = std::filesystem;
 
@@ -86,4 +87,24 @@ TEST_CASE("fuzz regression: an EXR attribute claiming more bytes than the file h
         }
     }
     CHECK(bake::load_image("attr_ok.exr").image.width == 4);  // the unpatched file still loads
+}
+
+TEST_CASE("fuzz regression: the attribute walk steps through a channel list as OpenEXR reads it", "[fuzz][exr]") {
+    // fuzz_specular_exr: a 1179-byte tiled EXR whose channel list ends before its declared size;
+    // a walk stepping by declared sizes took the list's end for the header's, while OpenEXR read
+    // on and allocated 1.3 GB for an attribute '@'. Both readers must refuse it from the header.
+    const std::string file =
+        std::string(BAKE_TEST_DATA_DIR) + "/../fuzz/corpus/fuzz_specular_exr/regression_chlist_then_huge_opaque.exr";
+    for (int reader = 0; reader < 2; ++reader) {
+        try {
+            if (reader == 0)
+                bake::load_image(file);
+            else
+                bake::read_specular_exr(file);
+            FAIL("accepted");
+        } catch (const bake::InputError& e) {
+            INFO(e.what());
+            CHECK(std::string(e.what()).find("attribute '@' claims 1342177536 bytes") != std::string::npos);
+        }
+    }
 }

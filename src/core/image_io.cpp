@@ -11,6 +11,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -272,32 +273,68 @@ LoadedImage load_hdr(const std::string& path, std::uint64_t max_pixels, PackedIm
 // Walks part 0's attribute list (name, type, int32 size, value) and refuses any declared size
 // beyond the end of the file: OpenEXR allocates an attribute's declared size before reading it,
 // so a few hundred bytes could otherwise ask for gigabytes (found by fuzz_load_image).
-void check_exr_attribute_sizes(const std::string& path) {
+void check_exr_attribute_sizes(const std::string& path, int version) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) input_error(path, "cannot open");
     const std::streamoff file_size = in.tellg();
     in.seekg(8);  // magic number and version
+    // As OpenEXR's Xdr::read reads a name or type: up to the NUL, or max_length + 1 characters and
+    // no NUL (the next byte then starts the next field; found by fuzz_specular_exr: a 32-character
+    // name without its NUL put this walk out of step with OpenEXR's).
+    const std::size_t max_length = (version & Imf::LONG_NAMES_FLAG) ? 255 : 31;
     auto read_string = [&](std::string& out) {
         out.clear();
         for (char c; in.get(c);) {
             if (c == '\0') return true;
-            if (out.size() == 255) return false;  // longer than OpenEXR allows: let it say so
             out.push_back(c);
+            if (out.size() == max_length + 1) return true;
         }
         return false;
     };
+    auto read_u32 = [&](std::uint32_t& v) {
+        unsigned char b[4];
+        if (!in.read(reinterpret_cast<char*>(b), 4)) return false;
+        v = std::uint32_t(b[0]) | std::uint32_t(b[1]) << 8 | std::uint32_t(b[2]) << 16 | std::uint32_t(b[3]) << 24;
+        return true;
+    };
+    // OpenEXR's typed attributes read their own layout, whatever the declared size says; only
+    // strings, vectors and unknown (opaque) types read the declared size. The walk checks every
+    // declared size and steps as OpenEXR does (found by fuzz_specular_exr: a channel list shorter
+    // than its declared size put a size-stepping walk out of step, and an opaque attribute
+    // further on asked for 1.3 GB).
+    static const std::map<std::string, int> fixed = {
+        {"box2i", 16}, {"box2f", 16}, {"chromaticities", 32}, {"compression", 1}, {"double", 8}, {"envmap", 1},
+        {"float", 4}, {"int", 4}, {"keycode", 28}, {"lineOrder", 1}, {"m33f", 36}, {"m33d", 72}, {"m44f", 64},
+        {"m44d", 128}, {"rational", 8}, {"tiledesc", 9}, {"timecode", 8}, {"v2i", 8}, {"v2f", 8}, {"v2d", 16},
+        {"v3i", 12}, {"v3f", 12}, {"v3d", 24}, {"deepImageState", 1}};
     std::string name, type;
     while (read_string(name) && !name.empty()) {
-        unsigned char size_bytes[4];
-        if (!read_string(type) || !in.read(reinterpret_cast<char*>(size_bytes), 4)) return;  // truncated: OpenEXR reports it
-        const std::int32_t size = static_cast<std::int32_t>(
-            std::uint32_t(size_bytes[0]) | std::uint32_t(size_bytes[1]) << 8 | std::uint32_t(size_bytes[2]) << 16 |
-            std::uint32_t(size_bytes[3]) << 24);
+        std::uint32_t declared = 0;
+        if (!read_string(type) || !read_u32(declared)) return;  // truncated: OpenEXR reports it
+        const std::int32_t size = static_cast<std::int32_t>(declared);
         const std::streamoff remaining = file_size - in.tellg();
-        if (size < 0 || size > remaining)
-            input_error(path, "invalid OpenEXR header: attribute '" + name + "' claims " + std::to_string(size) +
+        auto too_big = [&](long long bytes) {
+            input_error(path, "invalid OpenEXR header: attribute '" + name + "' claims " + std::to_string(bytes) +
                                   " bytes, more than the " + std::to_string(remaining) + " left in the file");
-        in.seekg(size, std::ios::cur);
+        };
+        // A declared size past the end is malformed whatever reads it (and is allocated by some readers).
+        if (size < 0 || size > remaining) too_big(size);
+        if (const auto f = fixed.find(type); f != fixed.end()) {
+            in.seekg(f->second, std::ios::cur);
+        } else if (type == "chlist") {
+            // Channels until an empty name: name, pixel type, pLinear + 3 reserved, x and y sampling.
+            std::string channel;
+            while (read_string(channel) && !channel.empty()) in.seekg(16, std::ios::cur);
+        } else if (type == "preview") {
+            std::uint32_t w = 0, h = 0;
+            if (!read_u32(w) || !read_u32(h)) return;
+            const long long bytes = 4LL * w * h;  // allocated before it is read
+            if (bytes > file_size - in.tellg()) too_big(bytes);
+            in.seekg(bytes, std::ios::cur);
+        } else {
+            in.seekg(size, std::ios::cur);
+        }
+        if (!in) return;  // past the end: OpenEXR reports the truncation
     }
 }
 
@@ -314,7 +351,7 @@ Imath::Box2i read_exr_data_window(const std::string& path) {
     for (int i = 3; i >= 0; --i) version = (version << 8) | static_cast<unsigned char>(start[4 + i]);
     if (Imf::getVersion(version) != Imf::EXR_VERSION)
         input_error(path, "unsupported OpenEXR version " + std::to_string(Imf::getVersion(version)));
-    check_exr_attribute_sizes(path);
+    check_exr_attribute_sizes(path, version);
     Imf::Header header;
     try {
         header.readFrom(is, version);
