@@ -35,6 +35,13 @@ double max_diff(const CubeMap& a, const CubeMap& b) {
     return m;
 }
 
+// A big-endian 32-bit field of a PNG file (IHDR: width at 16, height at 20).
+std::uint32_t png_dimension(const std::string& png, std::size_t at) {
+    std::uint32_t v = 0;
+    for (std::size_t i = 0; i < 4; ++i) v = v << 8 | static_cast<unsigned char>(png[at + i]);
+    return v;
+}
+
 double max_abs(const CubeMap& a) {
     double m = 0;
     for (const Image& f : a.faces)
@@ -138,4 +145,25 @@ TEST_CASE("specular and dfg: bad options are usage errors naming the option", "[
     }
     CHECK_FALSE(file_exists(dir + "/s.exr"));
     CHECK_FALSE(file_exists(dir + "/spec.png"));
+}
+
+TEST_CASE("specular: batches name a chain an input, and --preview adds the row of rough spheres", "[cli][specular]") {
+    const std::string dir = scratch("specular_batch");
+    const CliResult r = run_cli(kSample + " " + kWarehouse + " --device cpu --out-dir " + dir + " --name '{stem}.json' " +
+                                "--specular " + dir + "/{stem}_spec.exr --specular-size 8 --specular-samples 16 " +
+                                "--preview " + dir + "/{stem}.png --preview-width 64 -q");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    for (const std::string stem : {"sample_sky", "pmndrs_warehouse"}) {
+        CHECK(read_specular_exr(dir + "/" + stem + "_spec.exr").size() == 4);
+        // The preview is 2P wide, and 3P/2 high with the specular row (P/2 without it).
+        const std::string png = slurp(dir + "/" + stem + ".png");
+        REQUIRE(png.size() > 24);
+        CHECK(png_dimension(png, 16) == 128);  // IHDR width
+        CHECK(png_dimension(png, 20) == 96);   // IHDR height
+    }
+    // One pattern for several inputs must name a file an input.
+    const CliResult same = run_cli(kSample + " " + kWarehouse + " --out-dir " + dir + " --specular " + dir + "/spec.exr");
+    CHECK(same.exit_code == 2);
+    CHECK(same.err.find("--specular") != std::string::npos);
 }
