@@ -236,9 +236,6 @@ struct GpuPath {
 // order-3 sums are the same bits either way).
 constexpr int kProjectedOrder = 5;
 
-// --compare: texels of each specular level checked against the brute force (each costs a pass over
-// the source cube: 6 x 512² texels at the default size).
-constexpr int kSpecularCompareTexels = 48;
 
 Projection truncate_order(const Projection& p, int order) {
     Projection out = p;
@@ -713,15 +710,7 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
         }
         if (o_.compare) {
             compare_specular(*specular, kSpecularCompareTexels, o_.threads);
-            for (std::size_t i = 0; i < specular->reference.size(); ++i) {
-                const SpecularLevelDifference& r = specular->reference[i];
-                std::printf("specular level %d (roughness %.3f): against the brute force max %.4e of max, mean %.4e",
-                            r.level, r.roughness, r.max_rel_to_max, r.mean_rel);
-                if (!specular->estimator.empty())
-                    std::printf("; GPU against the CPU estimator max %.4e, mean %.4e", specular->estimator[i].max_rel_to_max,
-                                specular->estimator[i].mean_rel);
-                std::printf("\n");
-            }
+            for (const std::string& line : describe_specular_comparison(*specular)) std::printf("%s\n", line.c_str());
             std::fflush(stdout);
         }
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "ggx.h"
 #include "gpu_specular.h"
@@ -80,6 +81,21 @@ void compare_specular(SpecularBake& bake, int texels_per_level, int threads) {
     if (bake.computed_by == "gpu")
         bake.estimator = compare_specular_chains(
             bake.chain, prefilter_specular_sampled(prepare_specular_input(bake.source, threads), bake.settings, threads));
+}
+
+std::vector<std::string> describe_specular_comparison(const SpecularBake& bake) {
+    std::vector<std::string> lines;
+    for (std::size_t i = 0; i < bake.reference.size(); ++i) {
+        const SpecularLevelDifference& r = bake.reference[i];
+        char line[256];
+        int n = std::snprintf(line, sizeof line, "specular level %d (roughness %.3f): against the brute force max %.4e of max, mean %.4e",
+                              r.level, r.roughness, r.max_rel_to_max, r.mean_rel);
+        if (i < bake.estimator.size() && n > 0 && n < static_cast<int>(sizeof line))
+            std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), "; GPU against the CPU estimator max %.4e, mean %.4e",
+                          bake.estimator[i].max_rel_to_max, bake.estimator[i].mean_rel);
+        lines.push_back(line);
+    }
+    return lines;
 }
 
 std::vector<std::string> write_specular(const std::string& path, const SpecularBake& bake) {

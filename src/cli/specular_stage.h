@@ -28,10 +28,18 @@ struct SpecularBake {
 // env must hold float texels (expand_packed_texels).
 SpecularBake bake_specular(const Environment& env, SpecularSettings settings, GpuSpecularPrefilter* gpu, int threads);
 
+// --compare: texels of each level checked against the brute force (each costs a pass over the
+// source cube: 6 x 512² texels at the default size).
+constexpr int kSpecularCompareTexels = 48;
+
 // --compare: the chain against the brute-force reference at up to `texels_per_level` texels of each
 // level (every texel of the small levels; an even spread of the others), and, when the chain came from
 // the GPU, against the CPU estimator (all texels).
 void compare_specular(SpecularBake& bake, int texels_per_level, int threads);
+
+// --compare's lines on stdout, one a level: "specular level I (roughness R): against the brute
+// force max X of max, mean Y[; GPU against the CPU estimator max X, mean Y]".
+std::vector<std::string> describe_specular_comparison(const SpecularBake& bake);
 
 // Writes the chain: one mip-mapped EXR, or one file per level when `path` holds {level}.
 // Returns the files written.
