@@ -68,7 +68,9 @@ TEST_CASE("specular: the CPU path writes the estimator's chain, bit for bit, wit
         CHECK(max_diff(chain[i], expected[i]) == 0);
         CHECK(info.roughness[i] == Approx(i / 4.0));
     }
-    const nlohmann::json sp = read_json(dir + "/report.json")["files"][0]["specular"];
+    const nlohmann::json file = read_json(dir + "/report.json")["files"][0];
+    CHECK(file["timings_ms"]["specular"].get<double>() > 0);
+    const nlohmann::json sp = file["specular"];
     CHECK(sp["computed_by"] == "cpu");
     CHECK(sp["levels"] == 5);
     CHECK(sp["source_size"] == 32);  // a 512-wide lat-long: 128 a face, at most twice the base

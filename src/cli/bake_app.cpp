@@ -708,6 +708,7 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
             projector = nullptr;
             specular = bake_specular(env, ss, nullptr, o_.threads);
         }
+        rep.timings.specular = specular->source_ms + specular->prefilter_ms;
         if (o_.compare) {
             compare_specular(*specular, kSpecularCompareTexels, o_.threads);
             for (const std::string& line : describe_specular_comparison(*specular)) std::printf("%s\n", line.c_str());
@@ -820,14 +821,15 @@ void print_timings(const FileReport& rep) {
     const std::pair<const char*, std::optional<double>> stages[] = {
         {"load", rep.timings.load},         {"upload", rep.timings.upload}, {"project", rep.timings.project},
         {"reduce", rep.timings.reduce},     {"sh error", rep.timings.sh_error}, {"irradiance", rep.timings.irradiance},
-        {"write", rep.timings.write},       {"total", rep.timings.total}};
+        {"specular", rep.timings.specular}, {"write", rep.timings.write},       {"total", rep.timings.total}};
     bool first = true;
     for (const auto& [name, value] : stages) {
         if (!value) continue;
         line += std::string(first ? " " : ", ") + name + " " + fmt_ms(*value);
         first = false;
     }
-    if (rep.path == "gpu") line += " (upload, project, reduce, irradiance: GPU timers; sh error: CPU cells + GPU timers)";
+    if (rep.path == "gpu")
+        line += " (upload, project, reduce, irradiance: GPU timers; sh error, specular: CPU stages + GPU timers)";
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
 }

@@ -23,7 +23,8 @@ json string_or_null(const std::string& s) { return s.empty() ? json(nullptr) : j
 json timings_to_json(const StageTimings& t) {
     return {{"load", or_null(t.load)},       {"upload", or_null(t.upload)},
             {"project", or_null(t.project)}, {"reduce", or_null(t.reduce)},
-            {"sh_error", or_null(t.sh_error)}, {"irradiance", or_null(t.irradiance)}, {"write", or_null(t.write)},
+            {"sh_error", or_null(t.sh_error)}, {"irradiance", or_null(t.irradiance)},
+            {"specular", or_null(t.specular)},       {"write", or_null(t.write)},
             {"total", or_null(t.total)}};
 }
 

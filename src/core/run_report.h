@@ -11,9 +11,10 @@ namespace bake {
 //   load        decode + texel checks (on a worker thread with --jobs)
 //   upload      GPU: texels to the GPU (finished)        project  GPU timer / CPU wall clock
 //   reduce      GPU: reduction passes                    irradiance  the irradiance map (GPU timer / CPU)
+//   specular    source cube (CPU) + chain (GPU timer / CPU)
 //   write       all outputs of the file                  total    the whole file, wall clock
 struct StageTimings {
-    std::optional<double> load, upload, project, reduce, sh_error, irradiance, write, total;
+    std::optional<double> load, upload, project, reduce, sh_error, irradiance, specular, write, total;
 };
 
 // One input's outcome, as the report states it (docs/report.schema.json, "file").
