@@ -24,6 +24,7 @@
 
 #include "atomic_file.h"
 #include "coefficients_json.h"
+#include "dfg.h"
 #include "environment_loader.h"
 #include "errors.h"
 #include "ggx.h"
@@ -32,7 +33,6 @@
 #include "gpu_projector.h"
 #include "image_io.h"
 #include "irradiance_analysis.h"
-#include "dfg.h"
 #include "gpu_exact_irradiance.h"
 #include "gpu_specular.h"
 #include "output_names.h"
@@ -235,7 +235,6 @@ struct GpuPath {
 // whatever was asked, and lower bands do not depend on the order projected (the CPU path's
 // order-3 sums are the same bits either way).
 constexpr int kProjectedOrder = 5;
-
 
 Projection truncate_order(const Projection& p, int order) {
     Projection out = p;
