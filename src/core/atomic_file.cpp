@@ -18,12 +18,6 @@
 namespace bake {
 namespace {
 
-std::string one_line(std::string s) {
-    for (char& c : s)
-        if (c == '\n' || c == '\r') c = ' ';
-    return s;
-}
-
 [[noreturn]] void fail(const std::string& path, const std::string& problem) {
     throw OutputError(path + ": " + one_line(problem));
 }

@@ -26,4 +26,28 @@ struct OutputError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// Any text as one line, for the one-line error messages: line breaks and tabs become spaces, runs
+// of spaces one space, and no space trails.
+inline std::string one_line(const std::string& s) {
+    std::string out;
+    bool space = false;
+    for (char c : s) {
+        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+        if (c == ' ') {
+            if (!space && !out.empty()) out += ' ';
+            space = true;
+        } else {
+            out += c;
+            space = false;
+        }
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+// Throws InputError("<path>: <problem on one line>").
+[[noreturn]] inline void input_error(const std::string& path, const std::string& problem) {
+    throw InputError(path + ": " + one_line(problem));
+}
+
 }  // namespace bake

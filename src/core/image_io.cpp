@@ -93,37 +93,6 @@ void stb_track_free(void* p) {
 namespace bake {
 namespace {
 
-std::string one_line(const std::string& s) {
-    std::string out;
-    out.reserve(s.size());
-    bool space = false;
-    for (char c : s) {
-        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-        if (c == ' ') {
-            if (!space && !out.empty()) out += ' ';
-            space = true;
-        } else {
-            out += c;
-            space = false;
-        }
-    }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out;
-}
-
-[[noreturn]] void input_error(const std::string& path, const std::string& problem) {
-    throw InputError(path + ": " + one_line(problem));
-}
-
-std::string lower_extension(const std::string& path) {
-    const auto slash = path.find_last_of('/');
-    const auto dot = path.find_last_of('.');
-    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-    std::string ext = path.substr(dot);
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return ext;
-}
-
 void check_size(const std::string& path, long long width, long long height, std::uint64_t max_pixels) {
     if (width <= 0 || height <= 0)
         input_error(path, "invalid image size " + std::to_string(width) + "x" + std::to_string(height) +
@@ -595,6 +564,15 @@ void init_openexr_threads() {
         const unsigned n = std::thread::hardware_concurrency();
         Imf::setGlobalThreadCount(static_cast<int>(n > 0 ? n : 1));
     });
+}
+
+std::string lower_extension(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    const auto dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+    std::string ext = path.substr(dot);
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return ext;
 }
 
 }  // namespace bake

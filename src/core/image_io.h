@@ -38,6 +38,9 @@ LoadedImage load_image_packed(const std::string& path, std::uint64_t max_pixels 
 // file that is not one (the loaders then say what is wrong). For work that can start early.
 std::optional<std::pair<int, int>> read_image_size(const std::string& path);
 
+// The file name's last extension, lower case, with its dot (".exr"); "" when there is none.
+std::string lower_extension(const std::string& path);
+
 // OpenEXR's global thread pool, one thread a core, set once (every EXR reader and writer calls it).
 void init_openexr_threads();
 

@@ -56,17 +56,6 @@ constexpr const char* kExtraLevelsText =
     "the last two file levels (1x3, 1x1) are not cube levels: area averages of the level above "
     "(1x3: means of faces (+X,-X), (+Y,-Y), (+Z,-Z) of the 1x6 level; 1x1: mean of the 1x3 level's three)";
 
-std::string one_line(const std::string& s) {
-    std::string out;
-    for (char c : s) out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out;
-}
-
-[[noreturn]] void input_error(const std::string& path, const std::string& problem) {
-    throw InputError(path + ": " + one_line(problem));
-}
-
 bool is_power_of_two(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 
 int log2_exact(long long n) {
@@ -130,15 +119,6 @@ Imf::FrameBuffer rgb_frame_buffer(float* base, const Imath::Box2i& dw) {
     fb.insert("G", Imf::Slice::Make(Imf::FLOAT, p + 1 * sizeof(float), dw, xs, ys));
     fb.insert("B", Imf::Slice::Make(Imf::FLOAT, p + 2 * sizeof(float), dw, xs, ys));
     return fb;
-}
-
-std::string lower_extension(const std::string& path) {
-    const auto slash = path.find_last_of('/');
-    const auto dot = path.find_last_of('.');
-    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-    std::string ext = path.substr(dot);
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return ext;
 }
 
 // Part 0's header and the version field, read without constructing an input file (which would size

@@ -49,7 +49,7 @@ void clear_stale_errors() {
 }
 
 // The info log on one line (GpuError's what() is one line).
-std::string one_line(std::string log) {
+std::string driver_log_line(std::string log) {
     while (!log.empty() && (log.back() == '\n' || log.back() == '\r' || log.back() == ' '))
         log.pop_back();
     std::string out;
@@ -104,7 +104,7 @@ GLuint ComputePrograms::get(const char* shader_name, const std::string& defines)
         if (is_program) glGetProgramInfoLog(object, length, nullptr, &log[0]);
         else glGetShaderInfoLog(object, length, nullptr, &log[0]);
         log.resize(std::strlen(log.c_str()));
-        return one_line(log);
+        return driver_log_line(log);
     };
     if (!ok) {
         const std::string log = info_log(shader, false);

@@ -23,7 +23,7 @@ std::string gl_error_name(GLenum error);
 void check_gl(const char* stage);
 void clear_stale_errors();
 // A driver log on one line (GpuError's what() is one line).
-std::string one_line(std::string log);
+std::string driver_log_line(std::string log);
 // BAKE_TEST_FAULT=what (test hooks).
 bool fault_requested(const char* what);
 
