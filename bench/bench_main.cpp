@@ -25,29 +25,22 @@
 #include "gl_context.h"
 #include "gpu_projector.h"
 #include "image_io.h"
+#include "bench_support.h"
 #include "environment_loader.h"
 #include "layout.h"
 #include "projection.h"
 #include "sh_compare.h"
 
 using namespace bake;
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::median;
+using bench::ms_since;
 
 namespace {
-
-double ms_since(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 double epoch_ms() {
     return static_cast<double>(
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
 }
 
 // GL timer queries measure GPU execution; software renderers (llvmpipe) answer ~0 for them, so

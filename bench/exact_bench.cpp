@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "bench_support.h"
 #include "equirect.h"
 #include "exact_irradiance.h"
 #include "gl_objects.h"
@@ -15,35 +16,6 @@
 #include "sh_error.h"
 
 namespace bench {
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-}
-
-// A sky with a small sun: what the cells must get right.
-bake::Environment sun_sky(int width, int height) {
-    bake::Environment env;
-    env.equirect = bake::Image(width, height);
-    const bake::Vec3 sun = bake::normalize({0.3, 0.5, -0.8});
-    for (int r = 0; r < height; ++r)
-        for (int c = 0; c < width; ++c) {
-            const bake::Vec3 d = bake::equirect_texel_direction(r, c, width, height);
-            const double s = bake::dot(d, sun) > 0.9999 ? 4e4 : 0.0;
-            float* px = env.equirect.at(r, c);
-            px[0] = static_cast<float>(0.4 + 0.6 * std::max(0.0, d.y) + s);
-            px[1] = static_cast<float>(0.5 + 0.5 * std::max(0.0, d.y) + 0.9 * s);
-            px[2] = static_cast<float>(0.7 + 0.3 * std::max(0.0, d.y) + 0.7 * s);
-        }
-    return env;
-}
-
-}  // namespace
 
 void run_exact_bench(bake::GpuProjector& gpu, bool quick, int repeats, nlohmann::json* out) {
     const int width = quick ? 2048 : 8192, height = width / 2, map_size = quick ? 16 : 64;

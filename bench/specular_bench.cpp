@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "bench_support.h"
 #include "equirect.h"
 #include "ggx.h"
 #include "gpu_projector.h"
@@ -19,31 +20,6 @@
 namespace bench {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-}
-
-// A sky with a small sun (as bench/exact_bench.cpp): what importance sampling finds hardest.
-bake::Environment sun_sky(int width, int height) {
-    bake::Environment env;
-    env.equirect = bake::Image(width, height);
-    const bake::Vec3 sun = bake::normalize({0.3, 0.5, -0.8});
-    for (int r = 0; r < height; ++r)
-        for (int c = 0; c < width; ++c) {
-            const bake::Vec3 d = bake::equirect_texel_direction(r, c, width, height);
-            const double s = bake::dot(d, sun) > 0.9999 ? 4e4 : 0.0;
-            float* px = env.equirect.at(r, c);
-            px[0] = static_cast<float>(0.4 + 0.6 * std::max(0.0, d.y) + s);
-            px[1] = static_cast<float>(0.5 + 0.5 * std::max(0.0, d.y) + 0.9 * s);
-            px[2] = static_cast<float>(0.7 + 0.3 * std::max(0.0, d.y) + 0.7 * s);
-        }
-    return env;
-}
 
 // Wall-clock milliseconds of a shell command (median of `repeats`), or -1 if it failed.
 double time_command(const std::string& cmd, int repeats) {
