@@ -528,6 +528,18 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
 
     bool use_gpu = gpu_ && o_.device != "cpu";
     GpuProjector* projector = use_gpu ? gpu_->projector.get() : nullptr;
+    const bool exact_map = o_.irradiance == "exact";
+    // The GPU path builds the analysis cells on the CPU meanwhile (its `ms` is then the wait).
+    std::future<AnalysisCells> cells_ahead;
+    if (use_gpu)
+        cells_ahead = std::async(std::launch::async, [&] { return build_analysis_cells(env, exact_map, o_.threads); });
+    auto analysis_cells = [&] {
+        if (!cells_ahead.valid()) return build_analysis_cells(env, exact_map, o_.threads);
+        const Clock::time_point t0 = Clock::now();
+        AnalysisCells cells = cells_ahead.get();
+        cells.ms = ms_since(t0);
+        return cells;
+    };
     Projection result;
     progress_.stage(job.index, job_count_, job.label, use_gpu ? "upload + project (gpu)" : "project (cpu)");
     if (use_gpu) {
@@ -567,17 +579,17 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
     // The SH error report, the window and the exact map's cells.
     progress_.stage(job.index, job_count_, job.label, "sh error");
     ExactEvaluator evaluator{use_gpu ? gpu_->exact.get() : nullptr, o_.threads};
-    const bool exact_map = o_.irradiance == "exact";
     const ShWindowKind window_kind = *parse_sh_window(o_.window);
+    const AnalysisCells cells = analysis_cells();
     IrradianceAnalysis analysis;
     try {
-        analysis = analyse_irradiance(env, irradiance5, o_.order, window_kind, o_.window_cutoff, exact_map, evaluator);
+        analysis = analyse_irradiance(cells, irradiance5, o_.order, window_kind, o_.window_cutoff, evaluator);
     } catch (const GpuError& e) {
         fall_back_to_cpu(job, e);
         use_gpu = false;
         projector = nullptr;
         evaluator.gpu = nullptr;
-        analysis = analyse_irradiance(env, irradiance5, o_.order, window_kind, o_.window_cutoff, exact_map, evaluator);
+        analysis = analyse_irradiance(cells, irradiance5, o_.order, window_kind, o_.window_cutoff, evaluator);
     }
     rep.timings.sh_error = analysis.cells_ms + analysis.sh_error_ms;
     record.radiance = apply_sh_window(record.radiance, analysis.window.band_factors);
@@ -585,8 +597,8 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
     record.window = window_json(analysis.window);
     record.sh_error = to_json(analysis.sh_error);
     record.irradiance_map = exact_map ? nlohmann::json{{"method", "exact"},
-                                                      {"cells", analysis.exact_cells->describe()},
-                                                      {"cell_diameter", analysis.exact_cells->max_diameter}}
+                                                      {"cells", cells.exact->describe()},
+                                                      {"cell_diameter", cells.exact->max_diameter}}
                                       : nlohmann::json{{"method", "sh"}};
     rep.window = record.window;
     rep.sh_error = record.sh_error;
@@ -624,13 +636,13 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
         if (exact_map) {
             ExactEvaluator on_gpu{gpu_->exact.get(), o_.threads}, on_cpu{nullptr, o_.threads};
             const bool equirect = o_.output_layout == "equirect";
-            compared_exact_map = render_exact_map(*analysis.exact_cells, equirect, o_.size, on_gpu);
+            compared_exact_map = render_exact_map(*cells.exact, equirect, o_.size, on_gpu);
             compared_exact_ms = on_gpu.ms;
             const ImageDifference d =
-                compare_images(*compared_exact_map, render_exact_map(*analysis.exact_cells, equirect, o_.size, on_cpu));
+                compare_images(*compared_exact_map, render_exact_map(*cells.exact, equirect, o_.size, on_cpu));
             exact_rel = d.max_abs_reference > 0 ? d.max_abs_diff / d.max_abs_reference : 0.0;
             std::printf("exact irradiance map (%s, size %d, %s): max abs diff %.4e, max |E| %.4e, relative %.4e\n",
-                        o_.output_layout.c_str(), o_.size, analysis.exact_cells->describe().c_str(), d.max_abs_diff,
+                        o_.output_layout.c_str(), o_.size, cells.exact->describe().c_str(), d.max_abs_diff,
                         d.max_abs_reference, exact_rel);
             std::fflush(stdout);
         }
@@ -669,13 +681,13 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
             const bool equirect = o_.output_layout == "equirect";
             evaluator.ms = 0;
             try {
-                map = render_exact_map(*analysis.exact_cells, equirect, o_.size, evaluator);
+                map = render_exact_map(*cells.exact, equirect, o_.size, evaluator);
             } catch (const GpuError& e) {
                 fall_back_to_cpu(job, e);
                 use_gpu = false;
                 projector = nullptr;
                 evaluator = ExactEvaluator{nullptr, o_.threads};
-                map = render_exact_map(*analysis.exact_cells, equirect, o_.size, evaluator);
+                map = render_exact_map(*cells.exact, equirect, o_.size, evaluator);
             }
             rep.timings.irradiance = evaluator.ms;
             continue;

@@ -35,20 +35,25 @@ std::vector<Rgb> ExactEvaluator::evaluate(const IrradianceCells& cells, const st
     return values;
 }
 
-IrradianceAnalysis analyse_irradiance(const Environment& env, const ShCoefficients& irradiance5, int order,
-                                      ShWindowKind window, double window_cutoff, bool exact_map,
-                                      ExactEvaluator& evaluator) {
-    IrradianceAnalysis a;
+AnalysisCells build_analysis_cells(const Environment& env, bool exact_map, int threads) {
+    AnalysisCells cells;
     const Clock::time_point t0 = Clock::now();
     const int report_block = sh_error_cell_block(env);
-    IrradianceCells report_cells;
     if (exact_map) {
-        a.exact_cells = build_irradiance_cells(env, irradiance_cell_block(env, kExactIrradianceCellRows), evaluator.threads);
-        report_cells = merge_irradiance_cells(*a.exact_cells, report_block / a.exact_cells->block);
+        cells.exact = build_irradiance_cells(env, irradiance_cell_block(env, kExactIrradianceCellRows), threads);
+        cells.report = merge_irradiance_cells(*cells.exact, report_block / cells.exact->block);
     } else {
-        report_cells = build_irradiance_cells(env, report_block, evaluator.threads);
+        cells.report = build_irradiance_cells(env, report_block, threads);
     }
-    a.cells_ms = ms_since(t0);
+    cells.ms = ms_since(t0);
+    return cells;
+}
+
+IrradianceAnalysis analyse_irradiance(const AnalysisCells& cells, const ShCoefficients& irradiance5, int order,
+                                      ShWindowKind window, double window_cutoff, ExactEvaluator& evaluator) {
+    IrradianceAnalysis a;
+    a.cells_ms = cells.ms;
+    const IrradianceCells& report_cells = cells.report;
 
     const std::vector<Vec3> dirs = cube_map_directions(kShErrorGridSize);
     const double before = evaluator.ms;

@@ -17,8 +17,7 @@ class GpuExactIrradiance;
 struct IrradianceAnalysis {
     ShWindowChoice window;
     ShErrorReport sh_error;
-    std::optional<IrradianceCells> exact_cells;  // the exact map's cells, when asked for
-    double cells_ms = 0;    // building the cells (CPU)
+    double cells_ms = 0;    // building the cells (CPU; on the GPU path, while the GPU projects)
     double sh_error_ms = 0; // exact values at the report's directions (GPU timers on the GPU)
 };
 
@@ -34,13 +33,21 @@ struct ExactEvaluator {
     std::vector<Rgb> evaluate(const IrradianceCells& cells, const std::vector<Vec3>& directions);
 };
 
-// Builds the cells, measures the SH error of `irradiance5` (order-5 irradiance coefficients,
-// unwindowed) for orders 3 and 5, and chooses the window for `order` (windowed coefficients:
+// The cells of a bake: the error report's, and the exact map's when asked for. They depend on
+// the texels alone, so the GPU path builds them on the CPU while the GPU projects.
+struct AnalysisCells {
+    IrradianceCells report;
+    std::optional<IrradianceCells> exact;
+    double ms = 0;
+};
+AnalysisCells build_analysis_cells(const Environment& env, bool exact_map, int threads);
+
+// Measures the SH error of `irradiance5` (order-5 irradiance coefficients, unwindowed) for orders
+// 3 and 5 against `cells`, and chooses the window for `order` (windowed coefficients:
 // apply_sh_window(c, result.window.band_factors)); with a window, the report's `output` measures
 // the windowed coefficients too.
-IrradianceAnalysis analyse_irradiance(const Environment& env, const ShCoefficients& irradiance5, int order,
-                                      ShWindowKind window, double window_cutoff, bool exact_map,
-                                      ExactEvaluator& evaluator);
+IrradianceAnalysis analyse_irradiance(const AnalysisCells& cells, const ShCoefficients& irradiance5, int order,
+                                      ShWindowKind window, double window_cutoff, ExactEvaluator& evaluator);
 
 // The exact irradiance map: a cube of `size` (vertical strip) or a 4 size x 2 size lat-long.
 Image render_exact_map(const IrradianceCells& cells, bool equirect, int size, ExactEvaluator& evaluator);

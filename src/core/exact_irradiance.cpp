@@ -119,12 +119,33 @@ IrradianceCells build_irradiance_cells(const Environment& env, int block, int th
         for (int r = cell_row * b; r < std::min(height, (cell_row + 1) * b); ++r) {
             const float* texels = env.is_packed() ? row_texels.data() : env.equirect.at(r, 0);
             if (env.is_packed()) expand_packed_row(env.packed, r, row_texels.data());
+            // d = (sin t cos phi, cos t, sin t sin phi): per cell, sum |L|, |L| cos phi and
+            // |L| sin phi of each sign along the row, then scale by the row's Omega and theta.
             const double omega = equirect_row_solid_angle(r, width, height);
             const Vec3 meridian = equirect_direction(0.5, (r + 0.5) / height);  // (sin theta, cos theta, 0)
-            for (int col = 0; col < width; ++col) {
-                const Vec3 d{meridian.x * cos_sin_phi[2 * static_cast<std::size_t>(col)], meridian.y,
-                             meridian.x * cos_sin_phi[2 * static_cast<std::size_t>(col) + 1]};
-                add_texel(texels + 3 * static_cast<std::size_t>(col), omega, d, out + static_cast<std::size_t>(col / b) * kV);
+            const double sx = omega * meridian.x, sy = omega * meridian.y;
+            for (int c0 = 0; c0 < width; c0 += b) {
+                double sums[3][2][3] = {};  // channel, sign (positive, negative), (1, cos phi, sin phi)
+                for (int col = c0, c1 = std::min(width, c0 + b); col < c1; ++col) {
+                    const double cp = cos_sin_phi[2 * static_cast<std::size_t>(col)];
+                    const double sp = cos_sin_phi[2 * static_cast<std::size_t>(col) + 1];
+                    for (int c = 0; c < 3; ++c) {
+                        const double v = texels[3 * static_cast<std::size_t>(col) + c];
+                        double* s = sums[c][v < 0 ? 1 : 0];
+                        const double a = std::fabs(v);
+                        s[0] += a;
+                        s[1] += a * cp;
+                        s[2] += a * sp;
+                    }
+                }
+                double* cell = out + static_cast<std::size_t>(c0 / b) * kV;
+                for (int c = 0; c < 3; ++c)
+                    for (int sign = 0; sign < 2; ++sign) {
+                        double* m = cell + 6 * c + 3 * sign;
+                        m[0] += sx * sums[c][sign][1];
+                        m[1] += sy * sums[c][sign][0];
+                        m[2] += sx * sums[c][sign][2];
+                    }
             }
         }
     });

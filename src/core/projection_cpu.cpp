@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <atomic>
+#include <optional>
 #include <thread>
 
 #include "cube_map.h"
@@ -70,18 +71,87 @@ void accumulate_cube_row(const Environment& env, int order, int global_row, doub
     }
 }
 
-// One equirect row (`texels`: its width RGB floats); cos/sin of each column's azimuth come from a
-// table shared by all rows.
-void accumulate_equirect_row(const float* texels, int width, int height, const std::vector<double>& cos_sin_phi,
-                             int order, int row, double* acc) {
-    const double omega = equirect_row_solid_angle(row, width, height);
-    const Vec3 meridian = equirect_direction(0.5, (row + 0.5) / height);  // phi = 0: (sin t, cos t, 0)
-    const double sin_theta = meridian.x, cos_theta = meridian.y;
-    for (int col = 0; col < width; ++col) {
-        const double cp = cos_sin_phi[2 * static_cast<size_t>(col)], sp = cos_sin_phi[2 * static_cast<size_t>(col) + 1];
-        accumulate_texel(order, texels + 3 * static_cast<size_t>(col), sin_theta * cp, cos_theta, sin_theta * sp, omega, acc);
+// Equirect rows by azimuthal harmonics. Along one row (a fixed angle theta from +Y) every basis
+// function of band l is a trigonometric polynomial of degree <= l in the azimuth phi (a spherical
+// harmonic turned to the +Y axis), Y_k = sum_j a_kj h_j(phi) with h = (1, cos phi, sin phi,
+// cos 2phi, sin 2phi, ...). So a row adds Omega * sum_j a_kj H_j to coefficient k, where
+// H_j = sum over the row of L * h_j: 2 order - 1 products a texel and channel, instead of a basis
+// evaluation and sh_count(order) products. Both sums are in double; a_kj comes from a DFT of 16
+// basis evaluations along the row (exact for degree < 8).
+class EquirectHarmonics {
+public:
+    EquirectHarmonics(int order, int width, int height) : order_(order), width_(width), height_(height) {
+        harmonics_ = 2 * order - 1;
+        table_.resize(static_cast<size_t>(width) * harmonics_);
+        for (int col = 0; col < width; ++col) {
+            const double phi = 2.0 * kPi * (col + 0.5) / width - kPi;  // equirect_direction's azimuth
+            double* h = &table_[static_cast<size_t>(col) * harmonics_];
+            h[0] = 1.0;
+            for (int m = 1; m < order; ++m) {
+                h[2 * m - 1] = std::cos(m * phi);
+                h[2 * m] = std::sin(m * phi);
+            }
+        }
     }
-}
+
+    // Adds row `row` (`texels`: its RGB floats) to acc (3k + c, then the solid angle).
+    void accumulate_row(const float* texels, int row, double* acc) const {
+        const int nh = harmonics_;
+        double sums[3 * (2 * kMaxShOrder - 1)] = {};  // H_j for channel c at 3j + c
+        for (int col = 0; col < width_; ++col) {
+            const double* h = &table_[static_cast<size_t>(col) * nh];
+            const double r = texels[3 * col], g = texels[3 * col + 1], b = texels[3 * col + 2];
+            for (int j = 0; j < nh; ++j) {
+                sums[3 * j + 0] += r * h[j];
+                sums[3 * j + 1] += g * h[j];
+                sums[3 * j + 2] += b * h[j];
+            }
+        }
+        double a[kMaxShCount][2 * kMaxShOrder - 1];
+        row_basis(row, a);
+        const double omega = equirect_row_solid_angle(row, width_, height_);
+        const int count = sh_count(order_);
+        for (int k = 0; k < count; ++k) {
+            const int terms = 2 * sh_band(k) + 1;
+            for (int c = 0; c < 3; ++c) {
+                double v = 0;
+                for (int j = 0; j < terms; ++j) v += a[k][j] * sums[3 * j + c];
+                acc[3 * k + c] += omega * v;
+            }
+        }
+        acc[3 * count] += omega * width_;
+    }
+
+private:
+    static constexpr double kPi = 3.14159265358979323846;
+    static constexpr int kSamples = 16;
+
+    // a[k][j] of row `row` (j < 2 band(k) + 1; the rest of the band's harmonics are zero).
+    void row_basis(int row, double (*a)[2 * kMaxShOrder - 1]) const {
+        const Vec3 meridian = equirect_direction(0.5, (row + 0.5) / height_);  // phi = 0: (sin t, cos t, 0)
+        const int count = sh_count(order_);
+        double y[kSamples][kMaxShCount];
+        double cs[kSamples][2 * kMaxShOrder - 1];
+        for (int s = 0; s < kSamples; ++s) {
+            const double phi = 2.0 * kPi * s / kSamples;
+            eval_sh_basis<double>(order_, meridian.x * std::cos(phi), meridian.y, meridian.x * std::sin(phi), y[s]);
+            cs[s][0] = 1.0 / kSamples;
+            for (int m = 1; m < order_; ++m) {
+                cs[s][2 * m - 1] = 2.0 * std::cos(m * phi) / kSamples;
+                cs[s][2 * m] = 2.0 * std::sin(m * phi) / kSamples;
+            }
+        }
+        for (int k = 0; k < count; ++k)
+            for (int j = 0, terms = 2 * sh_band(k) + 1; j < terms; ++j) {
+                double v = 0;
+                for (int s = 0; s < kSamples; ++s) v += y[s][k] * cs[s][j];
+                a[k][j] = v;
+            }
+    }
+
+    int order_, width_, height_, harmonics_;
+    std::vector<double> table_;  // h_j of each column, harmonics_ a column
+};
 
 }  // namespace
 
@@ -93,15 +163,8 @@ Projection project_sh_cpu(const Environment& env, int order, int threads) {
     const int count = sh_count(order);
     const size_t stride = static_cast<size_t>(3 * count + 1);
 
-    std::vector<double> cos_sin_phi;
-    if (!env.is_cube()) {
-        const int w = env.width();
-        for (int col = 0; col < w; ++col) {
-            const Vec3 d = equirect_direction((col + 0.5) / w, 0.5);  // the equator: (cos phi, 0, sin phi)
-            cos_sin_phi.push_back(d.x);
-            cos_sin_phi.push_back(d.z);
-        }
-    }
+    std::optional<EquirectHarmonics> harmonics;
+    if (!env.is_cube()) harmonics.emplace(order, env.width(), env.height());
 
     std::vector<double> partial(static_cast<size_t>(blocks) * stride, 0.0);
     parallel_for(blocks, resolve_threads(threads, blocks), [&](int b) {
@@ -118,9 +181,9 @@ Projection project_sh_cpu(const Environment& env, int order, int threads) {
                 accumulate_cube_row(env, order, r, acc);
             } else if (env.is_packed()) {
                 expand_packed_row(env.packed, r, row_texels.data());
-                accumulate_equirect_row(row_texels.data(), env.width(), env.height(), cos_sin_phi, order, r, acc);
+                harmonics->accumulate_row(row_texels.data(), r, acc);
             } else {
-                accumulate_equirect_row(env.equirect.at(r, 0), env.width(), env.height(), cos_sin_phi, order, r, acc);
+                harmonics->accumulate_row(env.equirect.at(r, 0), r, acc);
             }
         }
         std::copy(acc, acc + stride, &partial[static_cast<size_t>(b) * stride]);
