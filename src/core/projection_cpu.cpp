@@ -96,16 +96,13 @@ public:
 
     // Adds row `row` (`texels`: its RGB floats) to acc (3k + c, then the solid angle).
     void accumulate_row(const float* texels, int row, double* acc) const {
-        const int nh = harmonics_;
         double sums[3 * (2 * kMaxShOrder - 1)] = {};  // H_j for channel c at 3j + c
-        for (int col = 0; col < width_; ++col) {
-            const double* h = &table_[static_cast<size_t>(col) * nh];
-            const double r = texels[3 * col], g = texels[3 * col + 1], b = texels[3 * col + 2];
-            for (int j = 0; j < nh; ++j) {
-                sums[3 * j + 0] += r * h[j];
-                sums[3 * j + 1] += g * h[j];
-                sums[3 * j + 2] += b * h[j];
-            }
+        switch (harmonics_) {  // a fixed count unrolls and vectorizes the texel loop
+            case 1: row_sums<1>(texels, sums); break;
+            case 3: row_sums<3>(texels, sums); break;
+            case 5: row_sums<5>(texels, sums); break;
+            case 7: row_sums<7>(texels, sums); break;
+            default: row_sums<9>(texels, sums); break;
         }
         double a[kMaxShCount][2 * kMaxShOrder - 1];
         row_basis(row, a);
@@ -125,6 +122,20 @@ public:
 private:
     static constexpr double kPi = 3.14159265358979323846;
     static constexpr int kSamples = 16;
+
+    template <int kHarmonics>
+    void row_sums(const float* texels, double* sums) const {
+        double h_sums[3][kHarmonics] = {};
+        for (int col = 0; col < width_; ++col) {
+            const double* h = &table_[static_cast<size_t>(col) * kHarmonics];
+            for (int c = 0; c < 3; ++c) {
+                const double v = texels[3 * col + c];
+                for (int j = 0; j < kHarmonics; ++j) h_sums[c][j] += v * h[j];
+            }
+        }
+        for (int j = 0; j < kHarmonics; ++j)
+            for (int c = 0; c < 3; ++c) sums[3 * j + c] = h_sums[c][j];
+    }
 
     // a[k][j] of row `row` (j < 2 band(k) + 1; the rest of the band's harmonics are zero).
     void row_basis(int row, double (*a)[2 * kMaxShOrder - 1]) const {
