@@ -307,7 +307,7 @@ void check_exr_attribute_sizes(const std::string& path, int version) {
     }
 }
 
-Imath::Box2i read_exr_data_window(const std::string& path) {
+Imf::Header read_exr_header(const std::string& path) {
     Imf::StdIFStream is(path.c_str());
     char start[8] = {};  // magic number, then the little-endian version field
     try {
@@ -328,7 +328,7 @@ Imath::Box2i read_exr_data_window(const std::string& path) {
         input_error(path, std::string("invalid or truncated OpenEXR header: ") + e.what());
     }
     if (Imf::isNonImage(version)) input_error(path, "deep OpenEXR data is not supported");
-    return header.dataWindow();
+    return header;
 }
 
 // Reading level 0 of a multi-resolution tiled file never touches the other levels' tiles, so a file
@@ -352,6 +352,39 @@ void check_all_tiles_present(const std::string& path) {
     } catch (const std::exception& e) {
         input_error(path, std::string("truncated or damaged file (in its lower-resolution levels): ") + e.what());
     }
+}
+
+// Scan lines in one compressed block (OpenEXR's line buffer) of each compression.
+int exr_lines_per_block(Imf::Compression c) {
+    switch (c) {
+        case Imf::ZIP_COMPRESSION:
+        case Imf::PXR24_COMPRESSION: return 16;
+        case Imf::PIZ_COMPRESSION:
+        case Imf::B44_COMPRESSION:
+        case Imf::B44A_COMPRESSION:
+        case Imf::DWAA_COMPRESSION: return 32;
+        case Imf::DWAB_COMPRESSION: return 256;
+        default: return 1;
+    }
+}
+
+// InputFile's thread argument: it keeps twice that many line buffers, each decoding one block at a
+// time on the global pool and holding ~1.2x the block's decoded size meanwhile (measured). One per
+// core added ~240 MB to an 8192x4096 half DWAB bake on 16 cores. So the blocks in flight may
+// decode to at most a quarter of the decoded float image: 8 of that file's 16 (peak 1.05x the
+// float image on the GPU path, 0.91x on the CPU path, against 1.36x / 1.21x with 16; load 137 ms
+// against 124 ms: bench/NOTES.md), and one per core for the other compressions' small blocks.
+int exr_line_buffer_threads(const Imf::Header& header) {
+    const Imath::Box2i dw = header.dataWindow();
+    const double width = static_cast<double>(dw.max.x) - dw.min.x + 1, height = static_cast<double>(dw.max.y) - dw.min.y + 1;
+    double texel_bytes = 0;  // as stored: what a block decodes to
+    for (auto it = header.channels().begin(); it != header.channels().end(); ++it)
+        texel_bytes += it.channel().type == Imf::HALF ? 2 : 4;
+    const double per_buffer = texel_bytes * width * exr_lines_per_block(header.compression());
+    const double budget = 0.25 * 12.0 * width * height;
+    const int by_memory = per_buffer > 0 ? static_cast<int>(std::min(1e6, budget / per_buffer)) : 1 << 20;
+    const int buffers = std::max(2, std::min(Imf::globalThreadCount(), by_memory));
+    return std::max(1, buffers / 2);
 }
 
 // R, G, B slices of `type` interleaved in `base` (`channel_bytes` apart, 3 to a texel), for
@@ -378,15 +411,14 @@ LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels, PackedIm
             input_error(path, "not an OpenEXR file (bad magic number)");
     }
 
-    const Imath::Box2i dw = read_exr_data_window(path);
+    const Imf::Header first_header = read_exr_header(path);
+    const Imath::Box2i dw = first_header.dataWindow();
     const long long width = static_cast<long long>(dw.max.x) - dw.min.x + 1;
     const long long height = static_cast<long long>(dw.max.y) - dw.min.y + 1;
     check_size(path, width, height, max_pixels);
 
-    // Multi-part: part 0; tiled: level 0. Line buffers (2 per "thread" given here, each a whole
-    // compressed block decoded: 256 lines for DWAB) come to one per pool thread: the decode keeps
-    // its speed, and an 8192x4096 DWAB bake ~100 MB less peak memory (bench/NOTES.md).
-    Imf::InputFile file(path.c_str(), std::max(1, Imf::globalThreadCount() / 2));
+    // Multi-part: part 0; tiled: level 0.
+    Imf::InputFile file(path.c_str(), exr_line_buffer_threads(first_header));
     const Imf::Header& header = file.header();
     if (header.dataWindow() != dw) input_error(path, "inconsistent header");
     if (!file.isComplete()) input_error(path, "truncated or incomplete file (some pixel data is missing)");
@@ -497,7 +529,7 @@ std::optional<std::pair<int, int>> read_image_size(const std::string& path) {
         const std::string ext = lower_extension(path);
         if (ext == ".exr") {
             init_openexr_threads();
-            const Imath::Box2i dw = read_exr_data_window(path);
+            const Imath::Box2i dw = read_exr_header(path).dataWindow();
             const long long w = static_cast<long long>(dw.max.x) - dw.min.x + 1, h = static_cast<long long>(dw.max.y) - dw.min.y + 1;
             if (w <= 0 || h <= 0 || w > (1 << 30) || h > (1 << 30)) return std::nullopt;
             return std::make_pair(static_cast<int>(w), static_cast<int>(h));
