@@ -215,6 +215,9 @@ struct Loaded {
     BakeRecord record;
     std::vector<std::string> warnings;
     double load_ms = 0;
+    // The SH error report's cells (and the exact map's): built here, after the texel policy, so
+    // that the first input's come while the GL context is made and a batch's with --jobs ahead.
+    AnalysisCells cells;
 };
 
 // A check that failed (--compare, --golden): its exit code and error line.
@@ -417,6 +420,7 @@ Loaded App::load(const Job& job) const {
                              min + (o_.clamp_negative ? "), clamped to 0" : "), kept; --clamp-negative sets them to 0"));
     }
     l.load_ms = ms_since(t0);
+    l.cells = build_analysis_cells(env, o_.irradiance == "exact", o_.threads);
     return l;
 }
 
@@ -529,17 +533,7 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
     bool use_gpu = gpu_ && o_.device != "cpu";
     GpuProjector* projector = use_gpu ? gpu_->projector.get() : nullptr;
     const bool exact_map = o_.irradiance == "exact";
-    // The GPU path builds the analysis cells on the CPU meanwhile (its `ms` is then the wait).
-    std::future<AnalysisCells> cells_ahead;
-    if (use_gpu)
-        cells_ahead = std::async(std::launch::async, [&] { return build_analysis_cells(env, exact_map, o_.threads); });
-    auto analysis_cells = [&] {
-        if (!cells_ahead.valid()) return build_analysis_cells(env, exact_map, o_.threads);
-        const Clock::time_point t0 = Clock::now();
-        AnalysisCells cells = cells_ahead.get();
-        cells.ms = ms_since(t0);
-        return cells;
-    };
+    const AnalysisCells& cells = loaded.cells;
     Projection result;
     progress_.stage(job.index, job_count_, job.label, use_gpu ? "upload + project (gpu)" : "project (cpu)");
     if (use_gpu) {
@@ -580,7 +574,6 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
     progress_.stage(job.index, job_count_, job.label, "sh error");
     ExactEvaluator evaluator{use_gpu ? gpu_->exact.get() : nullptr, o_.threads};
     const ShWindowKind window_kind = *parse_sh_window(o_.window);
-    const AnalysisCells cells = analysis_cells();
     IrradianceAnalysis analysis;
     try {
         analysis = analyse_irradiance(cells, irradiance5, o_.order, window_kind, o_.window_cutoff, evaluator);

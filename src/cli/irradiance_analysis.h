@@ -17,7 +17,7 @@ class GpuExactIrradiance;
 struct IrradianceAnalysis {
     ShWindowChoice window;
     ShErrorReport sh_error;
-    double cells_ms = 0;    // building the cells (CPU; on the GPU path, while the GPU projects)
+    double cells_ms = 0;    // building the cells (CPU, at load time)
     double sh_error_ms = 0; // exact values at the report's directions (GPU timers on the GPU)
 };
 
@@ -34,7 +34,7 @@ struct ExactEvaluator {
 };
 
 // The cells of a bake: the error report's, and the exact map's when asked for. They depend on
-// the texels alone, so the GPU path builds them on the CPU while the GPU projects.
+// the texels alone, so they are built where the input is loaded (bake_app.cpp).
 struct AnalysisCells {
     IrradianceCells report;
     std::optional<IrradianceCells> exact;
