@@ -180,6 +180,38 @@ TEST_CASE("exact irradiance is the same whatever the threads, and packed texels 
     CHECK(eq.at(3, 5)[2] == static_cast<float>(e[2]));
 }
 
+TEST_CASE("many directions at once (whole runs of cells culled or summed) equal the cell-by-cell sum", "[exact]") {
+    // Runs of cells entirely in front of or behind a direction's horizon are taken together; the
+    // result must be exact_irradiance()'s up to rounding, also for directions on the texel centres
+    // (on the horizons of other texels), a sun texel, negative texels and cells of every size.
+    for (bool cube : {false, true})
+        for (int block : {1, 3, 8, 64}) {
+            INFO((cube ? "cube" : "equirect") << " block " << block);
+            Environment env = cube ? make_random_cube_env(40, 7, -0.5f, 2.0f) : make_equirect_env(160, 80, smooth_radiance);
+            float* sun = cube ? env.cube.faces[2].at(5, 31) : env.equirect.at(17, 101);
+            for (int c = 0; c < 3; ++c) sun[c] = 5000.0f;
+            if (!cube) env.equirect.at(60, 3)[1] = -40.0f;
+            const IrradianceCells cells = build_irradiance_cells(env, block);
+            std::vector<Vec3> dirs = fibonacci_sphere(300);
+            for (const Vec3& d : cube_map_directions(9)) dirs.push_back(d);
+            for (const Vec3& d : equirect_map_directions(24, 12)) dirs.push_back(d);
+            dirs.push_back(Vec3{0, 1, 0});
+            dirs.push_back(Vec3{0, -1, 0});
+            const std::vector<Rgb> at = exact_irradiance_at(cells, dirs, 3);
+            for (std::size_t i = 0; i < dirs.size(); ++i) {
+                const Rgb e = exact_irradiance(cells, dirs[i]);
+                Rgb scale{0, 0, 0};  // sum |terms|: the rounding's scale
+                for (std::size_t k = 0; k < cells.count(); ++k)
+                    for (int c = 0; c < 3; ++c) {
+                        const double* m = &cells.moments[k * IrradianceCells::kValuesPerCell + 6 * c];
+                        scale[c] += std::fabs(dot(dirs[i], Vec3{m[0], m[1], m[2]})) +
+                                    std::fabs(dot(dirs[i], Vec3{m[3], m[4], m[5]}));
+                    }
+                for (int c = 0; c < 3; ++c) CHECK(std::fabs(at[i][c] - e[c]) <= 1e-13 * scale[c] + 1e-300);
+            }
+        }
+}
+
 TEST_CASE("the cell size follows the source size", "[exact]") {
     Environment eq;
     eq.equirect = Image(8192, 4096);

@@ -191,14 +191,107 @@ Rgb exact_irradiance(const IrradianceCells& cells, const Vec3& n) {
     return {e[0], e[1], e[2]};
 }
 
+namespace {
+
+// Blocks of up to kGroupSide x kGroupSide cells (of one face), each with a cap that holds every
+// texel centre of its cells (centre c, angle rho) and the sum of its cells' P - N. Where every
+// texel lies in front of n's horizon (angle(n, c) + rho < pi/2), each cell's P and N are
+// non-negative sums of directions d with n.d > 0, so the cells contribute n.(sum P - sum N)
+// together; where every texel lies behind it, nothing. Only blocks that straddle the horizon are
+// summed cell by cell. Same value as exact_irradiance() up to rounding; 4 x 4 cells balance the
+// blocks' own cost against the straddlers' (1536 directions over 128 x 64 cells: 5x fewer terms).
+constexpr int kGroupSide = 4;
+constexpr double kCapMargin = 1e-9;  // radians, against rounding in the cap tests
+
+struct CellGroup {
+    Vec3 centre;
+    double sin_rho = 1;  // sin of the cap's angle (1: never culled)
+    int row0 = 0, rows = 0, col0 = 0, cols = 0;  // cells
+    double sum[9] = {};  // P - N per channel (x, y, z)
+};
+
+std::vector<CellGroup> group_cells(const IrradianceCells& cells) {
+    std::vector<CellGroup> groups;
+    const int b = cells.block, w = cells.source_width, h = cells.source_height;
+    const int face_rows = cells.cube ? cells.rows / 6 : cells.rows;
+    const int faces = cells.cube ? 6 : 1;
+    for (int face = 0; face < faces; ++face)
+        for (int face_row0 = 0; face_row0 < face_rows; face_row0 += kGroupSide)
+            for (int c0 = 0; c0 < cells.columns; c0 += kGroupSide) {
+                CellGroup g;
+                g.row0 = face * face_rows + face_row0;
+                g.col0 = c0;
+                g.rows = std::min(kGroupSide, face_rows - face_row0);
+                g.cols = std::min(kGroupSide, cells.columns - c0);
+                // Texel centres of the block: rows [r0, r1], columns [t0, t1].
+                const int r0 = face_row0 * b, r1 = std::min(h, (face_row0 + g.rows) * b) - 1;
+                const int t0 = c0 * b, t1 = std::min(w, (c0 + g.cols) * b) - 1;
+                double rho = 0;
+                if (cells.cube) {
+                    // A rectangle of a face is geodesically convex: its farthest point from any
+                    // point is a corner.
+                    const Vec3 corners[4] = {cube_texel_direction(face, r0, t0, w), cube_texel_direction(face, r0, t1, w),
+                                             cube_texel_direction(face, r1, t0, w), cube_texel_direction(face, r1, t1, w)};
+                    Vec3 sum;
+                    for (const Vec3& v : corners) sum = {sum.x + v.x, sum.y + v.y, sum.z + v.z};
+                    g.centre = normalize(sum);
+                    for (const Vec3& v : corners) rho = std::max(rho, angle_between(g.centre, v));
+                } else {
+                    // From the centre along its meridian, then along the texel's parallel: no shorter
+                    // than the great circle.
+                    const double th0 = kPi * (r0 + 0.5) / h, th1 = kPi * (r1 + 0.5) / h;
+                    const double ph0 = 2 * kPi * (t0 + 0.5) / w, ph1 = 2 * kPi * (t1 + 0.5) / w;
+                    const double max_sin = (th0 <= kPi / 2 && th1 >= kPi / 2) ? 1.0 : std::max(std::sin(th0), std::sin(th1));
+                    g.centre = equirect_direction(0.5 * (ph0 + ph1) / (2 * kPi), 0.5 * (th0 + th1) / kPi);
+                    rho = 0.5 * (th1 - th0) + max_sin * 0.5 * (ph1 - ph0);
+                }
+                rho += kCapMargin;
+                g.sin_rho = rho < kPi / 2 ? std::sin(rho) : 1.0;
+                for (int r = g.row0; r < g.row0 + g.rows; ++r)
+                    for (int col = g.col0; col < g.col0 + g.cols; ++col) {
+                        const double* m = &cells.moments[(static_cast<std::size_t>(r) * cells.columns + col) * kV];
+                        for (int c = 0; c < 3; ++c)
+                            for (int k = 0; k < 3; ++k) g.sum[3 * c + k] += m[6 * c + k] - m[6 * c + 3 + k];
+                    }
+                groups.push_back(g);
+            }
+    return groups;
+}
+
+Rgb exact_irradiance_grouped(const IrradianceCells& cells, const std::vector<CellGroup>& groups, const Vec3& n) {
+    double e[3] = {0, 0, 0};
+    for (const CellGroup& g : groups) {
+        const double cos_alpha = dot(n, g.centre);
+        if (g.sin_rho < 1 && cos_alpha <= -g.sin_rho) continue;  // behind the horizon
+        if (g.sin_rho < 1 && cos_alpha >= g.sin_rho) {            // in front of it
+            for (int c = 0; c < 3; ++c) e[c] += n.x * g.sum[3 * c] + n.y * g.sum[3 * c + 1] + n.z * g.sum[3 * c + 2];
+            continue;
+        }
+        for (int r = g.row0; r < g.row0 + g.rows; ++r) {
+            const double* m = &cells.moments[(static_cast<std::size_t>(r) * cells.columns + g.col0) * kV];
+            for (int i = 0; i < g.cols; ++i, m += kV)
+                for (int c = 0; c < 3; ++c) {
+                    const double* pc = m + 6 * c;
+                    const double p = n.x * pc[0] + n.y * pc[1] + n.z * pc[2];
+                    const double q = n.x * pc[3] + n.y * pc[4] + n.z * pc[5];
+                    e[c] += std::max(0.0, p) - std::max(0.0, q);
+                }
+        }
+    }
+    return {e[0], e[1], e[2]};
+}
+
+}  // namespace
+
 std::vector<Rgb> exact_irradiance_at(const IrradianceCells& cells, const std::vector<Vec3>& directions, int threads) {
     std::vector<Rgb> out(directions.size());
+    const std::vector<CellGroup> groups = group_cells(cells);
     constexpr int kChunk = 16;
     const int chunks = static_cast<int>((directions.size() + kChunk - 1) / kChunk);
     parallel_for(chunks, resolve_threads(threads, chunks), [&](int chunk) {
         const std::size_t end = std::min(directions.size(), static_cast<std::size_t>(chunk + 1) * kChunk);
         for (std::size_t i = static_cast<std::size_t>(chunk) * kChunk; i < end; ++i)
-            out[i] = exact_irradiance(cells, directions[i]);
+            out[i] = exact_irradiance_grouped(cells, groups, directions[i]);
     });
     return out;
 }
