@@ -56,6 +56,17 @@ TEST_CASE("A constant environment prefilters to itself at every roughness (refer
     }
 }
 
+TEST_CASE("The source cube reads packed texels to the values of their expansion", "[specular][packed]") {
+    for (TexelEncoding encoding : {TexelEncoding::Rgbe8, TexelEncoding::Half}) {
+        const Environment packed = test::random_packed_equirect(96, 48, encoding, 5);
+        Environment expanded = packed;
+        expand_packed_texels(expanded, 1);
+        REQUIRE(packed.is_packed());
+        REQUIRE_FALSE(expanded.is_packed());
+        for (int size : {4, 16}) CHECK(max_abs_diff(make_specular_source(packed, size), make_specular_source(expanded, size)) == 0);
+    }
+}
+
 TEST_CASE("Roughness 0 reproduces the source: level 0 is its area average", "[specular]") {
     const Environment env = test::make_random_cube_env(16, 3, -0.5f, 4.0f);
     // A source of the base size is level 0 itself, bit for bit.

@@ -700,7 +700,6 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
     std::optional<SpecularBake> specular;
     if (!job.specular.empty()) {
         progress_.stage(job.index, job_count_, job.label, "specular");
-        expand_packed_texels(env, o_.threads);
         SpecularSettings ss;
         ss.base_size = o_.specular_size;
         ss.samples = o_.specular_samples;

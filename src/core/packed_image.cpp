@@ -81,6 +81,14 @@ void expand_packed_row(const PackedImage& packed, int row, float* out) {
     }
 }
 
+void expand_packed_texel(const PackedImage& packed, std::size_t index, float* out) {
+    if (packed.encoding == TexelEncoding::Rgbe8) {
+        rgbe_to_float(packed.bytes.data() + 4 * index, out, 1);
+    } else {
+        for (std::size_t c = 0; c < 3; ++c) out[c] = half_to_float(half_at(packed, 3 * index + c));
+    }
+}
+
 PackedTexelStats scan_packed(const PackedImage& p) {
     if (p.encoding != TexelEncoding::Half) return {};  // RGBE: every value is finite and >= 0
     // half -> float is exact, and keeps what is non-finite and what is below zero.

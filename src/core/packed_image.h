@@ -42,6 +42,8 @@ Image expand_packed(const PackedImage& packed, int threads = 0);
 
 // Row `row` of the packed image as RGB float (width * 3 values), the same bits as expand_packed.
 void expand_packed_row(const PackedImage& packed, int row, float* out);
+// Texel `index` (row * width + column) as RGB float, the same bits as expand_packed.
+void expand_packed_texel(const PackedImage& packed, std::size_t index, float* out);
 
 // Texel policies on packed texels, the same as on their float expansion (texel_policy.h).
 // RGBE has no negative or non-finite values; halves may have both.

@@ -7,6 +7,7 @@
 
 #include "equirect.h"
 #include "ggx.h"
+#include "packed_image.h"
 #include "parallel.h"
 
 namespace bake {
@@ -27,8 +28,10 @@ double face_jacobian(double s, double t) {
     return 1.0 / (r2 * std::sqrt(r2));
 }
 
-// The input texel a direction falls in (the input is constant over each texel).
-const float* input_texel(const Environment& env, const Vec3& d) {
+// The radiance of the input texel a direction falls in (the input is constant over each texel);
+// packed texels are expanded one at a time, to the bits expand_packed gives.
+void input_radiance(const Environment& env, const Vec3& d, float* out) {
+    const float* texel;
     if (env.is_cube()) {
         int face;
         double sc, tc;
@@ -36,14 +39,20 @@ const float* input_texel(const Environment& env, const Vec3& d) {
         const int n = env.cube.size;
         const int col = std::min(n - 1, std::max(0, static_cast<int>((sc + 1.0) * 0.5 * n)));
         const int row = std::min(n - 1, std::max(0, static_cast<int>((tc + 1.0) * 0.5 * n)));
-        return env.cube.faces[face].at(row, col);
+        texel = env.cube.faces[face].at(row, col);
+    } else {
+        double u, v;
+        equirect_uv(d, &u, &v);
+        const int w = env.width(), h = env.height();
+        const int col = std::min(w - 1, std::max(0, static_cast<int>(u * w)));
+        const int row = std::min(h - 1, std::max(0, static_cast<int>(v * h)));
+        if (env.is_packed()) {
+            expand_packed_texel(env.packed, static_cast<std::size_t>(row) * w + col, out);
+            return;
+        }
+        texel = env.equirect.at(row, col);
     }
-    double u, v;
-    equirect_uv(d, &u, &v);
-    const int w = env.equirect.width, h = env.equirect.height;
-    const int col = std::min(w - 1, std::max(0, static_cast<int>(u * w)));
-    const int row = std::min(h - 1, std::max(0, static_cast<int>(v * h)));
-    return env.equirect.at(row, col);
+    for (int c = 0; c < 3; ++c) out[c] = texel[c];
 }
 
 // Node i (of 2k) of the two-point Gauss-Legendre rule on k equal parts of [0, 1].
@@ -108,7 +117,6 @@ int default_specular_source_size(const Environment& env, int base_size) {
 }
 
 CubeMap make_specular_source(const Environment& env, int size, int threads) {
-    if (env.is_packed()) throw std::invalid_argument("make_specular_source: expand packed texels first");
     CubeMap out(size);
     const bool exact = env.is_cube() && env.cube.size >= size && env.cube.size % size == 0 &&
                        is_power_of_two(env.cube.size / size);
@@ -124,16 +132,16 @@ CubeMap make_specular_source(const Environment& env, int size, int threads) {
             double sum[3] = {0, 0, 0}, weight = 0;
             for (int i = 0; i < k; ++i)
                 for (int j = 0; j < k; ++j) {
-                    const float* texel;
+                    float texel[3];
                     double w;
                     if (exact) {
                         const int r = row * k + i, c = col * k + j;
-                        texel = env.cube.faces[face].at(r, c);
+                        std::copy_n(env.cube.faces[face].at(r, c), 3, texel);
                         w = cube_texel_solid_angle(r, c, n_in);
                     } else {
                         const double sc = 2.0 * (col + (j + 0.5) / k) / size - 1.0;
                         const double tc = 2.0 * (row + (i + 0.5) / k) / size - 1.0;
-                        texel = input_texel(env, normalize(cube_face_direction(face, sc, tc)));
+                        input_radiance(env, normalize(cube_face_direction(face, sc, tc)), texel);
                         w = face_jacobian(sc, tc);
                     }
                     for (int ch = 0; ch < 3; ++ch) sum[ch] += w * texel[ch];

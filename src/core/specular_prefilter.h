@@ -34,7 +34,8 @@ int default_specular_source_size(const Environment& env, int base_size);
 // The source cube the prefilter reads: every texel the area average of the input over it. A cube
 // input whose face is the source size times a power of two is averaged exactly (solid-angle
 // weighted); anything else is averaged over k x k points a texel (about one an input texel, at
-// least 2 x 2), each point taking the input texel it falls in (the input is constant over its texels).
+// least 2 x 2), each point taking the input texel it falls in (the input is constant over its texels;
+// packed texels are read as they are, to the same values as their expansion).
 CubeMap make_specular_source(const Environment& env, int size, int threads = 0);
 
 // Solid-angle-weighted 2x2 averages down to 1x1: level 0 is `base` itself (size a power of two).
