@@ -9,6 +9,8 @@
 #include "cli_runner.h"
 #include "errors.h"
 #include "image_io.h"
+#include "layout.h"
+#include "preview_image.h"
 #include "test_support.h"
 
 #define STB_IMAGE_IMPLEMENTATION
@@ -137,6 +139,22 @@ TEST_CASE("preview: the input half is the input box-filtered into lat-long, unfl
             for (int c = 0; c < 3; ++c) worst = std::max(worst, std::abs(png.at(row, col)[c] - expected));
         }
     CHECK(worst == 0);
+}
+
+TEST_CASE("preview: packed texels (RGBE, half) give the bytes of their float expansion", "[preview][packed]") {
+    ShCoefficients e(3);
+    e.rgb[0] = {3.0, 2.0, 1.0};
+    e.rgb[2] = {0.5, -0.2, 0.1};
+    for (TexelEncoding encoding : {TexelEncoding::Rgbe8, TexelEncoding::Half}) {
+        const Environment packed = random_packed_equirect(40, 20, encoding, 9);
+        Environment expanded = packed;
+        expand_packed_texels(expanded, 1);
+        PreviewOptions po;
+        po.panel_width = 64;  // wider than the input: some pixels take the nearest texel
+        const PreviewImage a = make_preview(packed, e, po), b = make_preview(expanded, e, po);
+        CHECK(a.width == b.width);
+        CHECK(a.rgb == b.rgb);
+    }
 }
 
 TEST_CASE("preview: constant radiance gives one grey everywhere, automatic exposure maps it to mid-tone",

@@ -738,7 +738,6 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
         po.panel_width = o_.preview_width;
         po.exposure = o_.preview_exposure;
         if (specular) po.specular = &specular->chain;
-        expand_packed_texels(env, o_.threads);
         const PreviewImage preview = make_preview(env, record.irradiance, po);
         write_preview_png(job.preview, preview);
         rep.outputs.push_back(job.preview);

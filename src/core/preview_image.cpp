@@ -9,6 +9,7 @@
 #include "dfg.h"
 #include "equirect.h"
 #include "errors.h"
+#include "packed_image.h"
 #include "specular_prefilter.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
@@ -34,9 +35,10 @@ void put_pixel(PreviewImage& p, int row, int col, const Rgb& linear) {
     for (int c = 0; c < 3; ++c) px[c] = preview_tone_map(linear[c], p.exposure);
 }
 
-// The source texel nearest to a direction.
+// The source texel nearest to a direction (packed texels expanded one at a time).
 Rgb sample_nearest(const Environment& env, const Vec3& d) {
     const float* px;
+    float expanded[3];
     if (env.is_cube()) {
         int face;
         double sc, tc;
@@ -48,12 +50,41 @@ Rgb sample_nearest(const Environment& env, const Vec3& d) {
     } else {
         double u, v;
         equirect_uv(d, &u, &v);
-        const Image& img = env.equirect;
-        const int col = std::clamp(static_cast<int>(u * img.width), 0, img.width - 1);
-        const int row = std::clamp(static_cast<int>(v * img.height), 0, img.height - 1);
-        px = img.at(row, col);
+        const int w = env.width(), h = env.height();
+        const int col = std::clamp(static_cast<int>(u * w), 0, w - 1);
+        const int row = std::clamp(static_cast<int>(v * h), 0, h - 1);
+        if (env.is_packed()) {
+            expand_packed_texel(env.packed, static_cast<size_t>(row) * w + col, expanded);
+            px = expanded;
+        } else {
+            px = env.equirect.at(row, col);
+        }
     }
     return {px[0], px[1], px[2]};
+}
+
+// A row of four spheres, ph pixels each, from panel row `row0`: sphere s seen along view(s) (the
+// direction towards the viewer; right = (-v) x Y), each pixel shade(s, n, v) at its normal n, a
+// dark grey background around them.
+template <typename View, typename Shade>
+void draw_spheres(PreviewImage& p, int row0, const View& view, const Shade& shade) {
+    const int ph = p.panel_width / 2;
+    const double background = 0.02 / p.exposure;
+    for (int s = 0; s < 4; ++s) {
+        const Vec3 v = view(s);
+        const Vec3 right{v.z, 0, -v.x};
+        for (int r = 0; r < ph; ++r)
+            for (int c = 0; c < ph; ++c) {
+                const double x = 2.0 * (c + 0.5) / ph - 1.0, y = 1.0 - 2.0 * (r + 0.5) / ph;
+                const double r2 = x * x + y * y;
+                Rgb out{background, background, background};
+                if (r2 < 1.0) {
+                    const double w = std::sqrt(1.0 - r2);
+                    out = shade(s, Vec3{x * right.x + w * v.x, y, x * right.z + w * v.z}, v);
+                }
+                put_pixel(p, row0 + r, s * ph + c, out);
+            }
+    }
 }
 
 // The input resampled to a pw x ph lat-long: each source texel adds its value, weighted by its
@@ -77,13 +108,17 @@ std::vector<Rgb> resample_input(const Environment& env, int pw, int ph) {
                         env.cube.faces[static_cast<size_t>(f)].at(r, c), cube_texel_solid_angle(r, c, n));
                 }
     } else {
-        // Same mapping: the texel centre's u, v are (col + 0.5)/W, (row + 0.5)/H.
-        const Image& img = env.equirect;
-        for (int r = 0; r < img.height; ++r) {
-            const int prow = std::min(static_cast<int>((r + 0.5) / img.height * ph), ph - 1);
-            const double w = equirect_row_solid_angle(r, img.width, img.height);
-            for (int c = 0; c < img.width; ++c)
-                add(prow, std::min(static_cast<int>((c + 0.5) / img.width * pw), pw - 1), img.at(r, c), w);
+        // Same mapping: the texel centre's u, v are (col + 0.5)/W, (row + 0.5)/H. Packed texels
+        // are expanded a row at a time.
+        const int width = env.width(), height = env.height();
+        std::vector<float> row_texels(env.is_packed() ? 3 * static_cast<size_t>(width) : 0);
+        for (int r = 0; r < height; ++r) {
+            const int prow = std::min(static_cast<int>((r + 0.5) / height * ph), ph - 1);
+            const double w = equirect_row_solid_angle(r, width, height);
+            if (env.is_packed()) expand_packed_row(env.packed, r, row_texels.data());
+            const float* texels = env.is_packed() ? row_texels.data() : env.equirect.at(r, 0);
+            for (int c = 0; c < width; ++c)
+                add(prow, std::min(static_cast<int>((c + 0.5) / width * pw), pw - 1), texels + 3 * static_cast<size_t>(c), w);
         }
     }
     for (int r = 0; r < ph; ++r)
@@ -135,54 +170,37 @@ PreviewImage make_preview(const Environment& env, const ShCoefficients& irradian
 
     // Four spheres, seen from +Z, +X, -Z, -X: view direction v (towards the viewer), right = (-v) x Y.
     const Vec3 views[4] = {{0, 0, 1}, {1, 0, 0}, {0, 0, -1}, {-1, 0, 0}};
-    const double background = 0.02 / p.exposure;  // dark grey behind the spheres, after exposure
-    for (int s = 0; s < 4; ++s) {
-        const Vec3 v = views[s];
-        const Vec3 right{v.z, 0, -v.x};  // (-v) x (0, 1, 0)
-        for (int r = 0; r < ph; ++r)
-            for (int c = 0; c < ph; ++c) {
-                const double x = 2.0 * (c + 0.5) / ph - 1.0, y = 1.0 - 2.0 * (r + 0.5) / ph;
-                const double r2 = x * x + y * y;
-                Rgb out{background, background, background};
-                if (r2 < 1.0) {
-                    const double w = std::sqrt(1.0 - r2);
-                    const Vec3 n{x * right.x + w * v.x, y, x * right.z + w * v.z};
-                    out = eval_sh(irradiance, n);
-                    for (double& e : out) e /= kPi;
-                }
-                put_pixel(p, ph + r, s * ph + c, out);
-            }
-    }
+    draw_spheres(p, ph, [&](int s) { return views[s]; },
+                 [&](int, const Vec3& n, const Vec3&) {
+                     Rgb out = eval_sh(irradiance, n);
+                     for (double& e : out) e /= kPi;
+                     return out;
+                 });
     if (options.specular) {
-        // Split-sum spheres from +Z: v = +Z, right = +X.
+        // Split-sum spheres from +Z at roughness 0, 1/3, 2/3, 1: the chain between its two
+        // nearest levels in the mirror direction, times the DFG table's A + B.
         const std::vector<CubeMap>& chain = *options.specular;
         const int levels = static_cast<int>(chain.size());
         const int table_size = 32;
         const Image dfg = compute_dfg_table(table_size, 1);
-        for (int s = 0; s < 4; ++s) {
-            const double roughness = s / 3.0;
-            const double level = roughness * (levels - 1);
-            const int l0 = static_cast<int>(std::floor(level)), l1 = std::min(levels - 1, l0 + 1);
-            const double f = level - l0;
-            const int trow = std::clamp(static_cast<int>(roughness * table_size), 0, table_size - 1);
-            for (int r = 0; r < ph; ++r)
-                for (int c = 0; c < ph; ++c) {
-                    const double x = 2.0 * (c + 0.5) / ph - 1.0, y = 1.0 - 2.0 * (r + 0.5) / ph;
-                    const double r2 = x * x + y * y;
-                    Rgb out{background, background, background};
-                    if (r2 < 1.0) {
-                        const Vec3 n{x, y, std::sqrt(1.0 - r2)};
-                        const Vec3 refl = {2 * n.z * n.x, 2 * n.z * n.y, 2 * n.z * n.z - 1};  // v = +Z
-                        double a[3], b[3];
-                        sample_cube_bilinear(chain[l0], refl, a);
-                        sample_cube_bilinear(chain[l1], refl, b);
-                        const int tcol = std::clamp(static_cast<int>(n.z * table_size), 0, table_size - 1);
-                        const float* t = dfg.at(trow, tcol);
-                        for (int ch = 0; ch < 3; ++ch) out[ch] = ((1 - f) * a[ch] + f * b[ch]) * t[2];
-                    }
-                    put_pixel(p, 2 * ph + r, s * ph + c, out);
-                }
-        }
+        draw_spheres(p, 2 * ph, [](int) { return Vec3{0, 0, 1}; },
+                     [&](int s, const Vec3& n, const Vec3& v) {
+                         const double roughness = s / 3.0;
+                         const double level = roughness * (levels - 1);
+                         const int l0 = static_cast<int>(std::floor(level)), l1 = std::min(levels - 1, l0 + 1);
+                         const double f = level - l0;
+                         const double nv = dot(n, v);
+                         const Vec3 refl{2 * nv * n.x - v.x, 2 * nv * n.y - v.y, 2 * nv * n.z - v.z};
+                         double a[3], b[3];
+                         sample_cube_bilinear(chain[l0], refl, a);
+                         sample_cube_bilinear(chain[l1], refl, b);
+                         const int trow = std::clamp(static_cast<int>(roughness * table_size), 0, table_size - 1);
+                         const int tcol = std::clamp(static_cast<int>(nv * table_size), 0, table_size - 1);
+                         const float* t = dfg.at(trow, tcol);
+                         Rgb out;
+                         for (int ch = 0; ch < 3; ++ch) out[ch] = ((1 - f) * a[ch] + f * b[ch]) * t[2];
+                         return out;
+                     });
     }
     return p;
 }
