@@ -25,7 +25,7 @@ struct SpecularBake {
     std::vector<SpecularLevelDifference> estimator;  // --compare on the GPU: against the CPU estimator
 };
 
-// env must hold float texels (expand_packed_texels).
+// env: float or packed texels.
 SpecularBake bake_specular(const Environment& env, SpecularSettings settings, GpuSpecularPrefilter* gpu, int threads);
 
 // --compare: texels of each level checked against the brute force (each costs a pass over the
