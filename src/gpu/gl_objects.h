@@ -52,6 +52,14 @@ struct GlBuffer {
         immutable = true;
     }
     void bind(GLuint binding) const { glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id); }
+    // Copies the first `bytes` to `out` once the shaders' writes are visible; `what` names the
+    // read in a GpuError ("reading ... back").
+    void read(void* out, std::size_t bytes, const char* what) const {
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
+        glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), out);
+        check_gl(what);
+    }
     // A fresh buffer object (immutable storage cannot be re-specified).
     void reset() {
         glDeleteBuffers(1, &id);

@@ -86,11 +86,8 @@ std::vector<Rgb> GpuExactIrradiance::evaluate(const std::vector<Vec3>& dirs) {
         glDispatchCompute(static_cast<GLuint>((n + kOutputsPerGroup - 1) / kOutputsPerGroup), 1, 1);
         m.timer.end();
         check_gl("the exact irradiance pass");
-        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
         result.resize(4 * n);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, m.output.id);
-        glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(result.size() * sizeof(float)), result.data());
-        check_gl("reading the exact irradiance back");
+        m.output.read(result.data(), result.size() * sizeof(float), "reading the exact irradiance back");
         for (std::size_t i = 0; i < n; ++i)
             out[first + i] = {result[4 * i], result[4 * i + 1], result[4 * i + 2]};
     }

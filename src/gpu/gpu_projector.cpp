@@ -861,11 +861,7 @@ void GpuProjector::Impl::render_map(const ShCoefficients& irradiance, bool cube,
         glDispatchCompute(static_cast<GLuint>(ceil_div(n, kMapGroupSize)), 1, 1);
         m.irradiance_timer.end();
         check_gl("the irradiance map pass");
-        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, m.map_output.id);
-        glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(n * kBytesPerTexel),
-                           out + 3 * first);
-        check_gl("reading the irradiance map back");
+        m.map_output.read(out + 3 * first, n * kBytesPerTexel, "reading the irradiance map back");
     }
     glUseProgram(0);
     m.timings.irradiance_ms = m.irradiance_timer.total_ms();

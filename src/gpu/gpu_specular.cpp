@@ -103,11 +103,8 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const SpecularInput& input,
         glDispatchCompute(static_cast<GLuint>(n), static_cast<GLuint>(n), 6);  // a work group a texel
         m.timer.end();
         check_gl("the specular prefilter pass");
-        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
         result.resize(4 * texels);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, m.output.id);
-        glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(result.size() * sizeof(float)), result.data());
-        check_gl("reading the specular level back");
+        m.output.read(result.data(), result.size() * sizeof(float), "reading the specular level back");
         CubeMap out(n);
         for (int f = 0; f < 6; ++f)
             for (std::size_t i = 0; i < static_cast<std::size_t>(n) * n; ++i)
