@@ -465,7 +465,7 @@ void App::prepare_gpu(const Job& first) {
         if (!ends_with_ci(out, ".json")) cube_map = o_.output_layout != "equirect";
     try {
         gpu_->projector->prepare(kProjectedOrder, shape, o_.irradiance == "exact" ? std::nullopt : cube_map, o_.order);
-        gpu_->exact->prepare();
+        if (o_.irradiance == "exact") gpu_->exact->prepare();
     } catch (const GpuError&) {
     }
 }
@@ -572,19 +572,9 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
 
     // The SH error report, the window and the exact map's cells.
     progress_.stage(job.index, job_count_, job.label, "sh error");
-    ExactEvaluator evaluator{use_gpu ? gpu_->exact.get() : nullptr, o_.threads};
     const ShWindowKind window_kind = *parse_sh_window(o_.window);
-    IrradianceAnalysis analysis;
-    try {
-        analysis = analyse_irradiance(cells, irradiance5, o_.order, window_kind, o_.window_cutoff, evaluator);
-    } catch (const GpuError& e) {
-        fall_back_to_cpu(job, e);
-        use_gpu = false;
-        projector = nullptr;
-        evaluator.gpu = nullptr;
-        analysis = analyse_irradiance(cells, irradiance5, o_.order, window_kind, o_.window_cutoff, evaluator);
-    }
-    rep.timings.sh_error = analysis.cells_ms + analysis.sh_error_ms;
+    const IrradianceAnalysis analysis = analyse_irradiance(cells, irradiance5, o_.order, window_kind, o_.window_cutoff);
+    rep.timings.sh_error = cells.ms;
     record.radiance = apply_sh_window(record.radiance, analysis.window.band_factors);
     record.irradiance = apply_sh_window(record.irradiance, analysis.window.band_factors);
     record.window = window_json(analysis.window);
@@ -672,7 +662,7 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
         }
         if (exact_map) {
             const bool equirect = o_.output_layout == "equirect";
-            evaluator.ms = 0;
+            ExactEvaluator evaluator{use_gpu ? gpu_->exact.get() : nullptr, o_.threads};
             try {
                 map = render_exact_map(*cells.exact, equirect, o_.size, evaluator);
             } catch (const GpuError& e) {
@@ -831,7 +821,7 @@ void print_timings(const FileReport& rep) {
         first = false;
     }
     if (rep.path == "gpu")
-        line += " (upload, project, reduce, irradiance: GPU timers; sh error, specular: CPU stages + GPU timers)";
+        line += " (upload, project, reduce, irradiance: GPU timers; sh error: CPU, at load time; specular: CPU stages + GPU timers)";
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
 }
@@ -1015,7 +1005,7 @@ int App::run() {
 
 }  // namespace
 
-int run_bake_app(int argc, char** argv) {
+int run_bake_app(int argc, char** argv, bool exiting) {
     Options o;
     CLI::App app{"Bakes image-based lighting: projects an HDR environment map onto spherical harmonics "
                  "(order 3 or 5) on the GPU (OpenGL 4.3 compute) or CPU, and writes the irradiance map "
@@ -1161,8 +1151,10 @@ int run_bake_app(int argc, char** argv) {
     }
 
     try {
-        App bake_app(o);
-        return bake_app.run();
+        auto bake_app = std::make_unique<App>(o);
+        const int code = bake_app->run();
+        if (exiting) (void)bake_app.release();  // its GL objects and context go with the process
+        return code;
     } catch (const CLI::ValidationError& e) {
         std::cerr << kTool << ": " << e.what() << " (see --help)\n";
         return kExitUsage;

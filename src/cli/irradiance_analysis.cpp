@@ -45,21 +45,17 @@ AnalysisCells build_analysis_cells(const Environment& env, bool exact_map, int t
     } else {
         cells.report = build_irradiance_cells(env, report_block, threads);
     }
+    cells.report_exact = exact_irradiance_at(cells.report, cube_map_directions(kShErrorGridSize), threads);
     cells.ms = ms_since(t0);
     return cells;
 }
 
 IrradianceAnalysis analyse_irradiance(const AnalysisCells& cells, const ShCoefficients& irradiance5, int order,
-                                      ShWindowKind window, double window_cutoff, ExactEvaluator& evaluator) {
+                                      ShWindowKind window, double window_cutoff) {
     IrradianceAnalysis a;
-    a.cells_ms = cells.ms;
-    const IrradianceCells& report_cells = cells.report;
-
     const std::vector<Vec3> dirs = cube_map_directions(kShErrorGridSize);
-    const double before = evaluator.ms;
-    const std::vector<Rgb> exact = evaluator.evaluate(report_cells, dirs);
-    a.sh_error_ms = evaluator.ms - before;
-    a.sh_error = make_sh_error_report(irradiance5, report_cells, exact);
+    const std::vector<Rgb>& exact = cells.report_exact;
+    a.sh_error = make_sh_error_report(irradiance5, cells.report, exact);
 
     const ShCoefficients asked = truncate_order(irradiance5, order);
     a.window = choose_sh_window(window, asked, window_cutoff);

@@ -12,20 +12,18 @@ namespace bake {
 class GpuExactIrradiance;
 
 // The stages of a bake beyond the SH coefficients: the SH error report (always), the deringing
-// window, and the exact irradiance map (--irradiance exact). Exact values come from the GPU when
-// `gpu` is given (GpuError propagates: the caller falls back), else from the double CPU path.
+// window, and the exact irradiance map (--irradiance exact).
 struct IrradianceAnalysis {
     ShWindowChoice window;
     ShErrorReport sh_error;
-    double cells_ms = 0;    // building the cells (CPU, at load time)
-    double sh_error_ms = 0; // exact values at the report's directions (GPU timers on the GPU)
 };
 
 // Cells of the error report's reference: the exact map's cell side times a whole factor, so that
 // the report is the same with or without --irradiance exact.
 int sh_error_cell_block(const Environment& env);
 
-// Evaluates exact irradiance on the GPU or the CPU; `ms` accumulates the time spent.
+// Evaluates exact irradiance on the GPU when `gpu` is given (GpuError propagates: the caller
+// falls back), else on the double CPU path; `ms` accumulates the time spent.
 struct ExactEvaluator {
     GpuExactIrradiance* gpu = nullptr;
     int threads = 0;
@@ -33,10 +31,13 @@ struct ExactEvaluator {
     std::vector<Rgb> evaluate(const IrradianceCells& cells, const std::vector<Vec3>& directions);
 };
 
-// The cells of a bake: the error report's, and the exact map's when asked for. They depend on
-// the texels alone, so they are built where the input is loaded (bake_app.cpp).
+// What a bake's analysis needs of the texels: the error report's cells and the exact irradiance
+// at its directions (cube_map_directions(kShErrorGridSize), CPU double: the same report on both
+// paths), and the exact map's cells when asked for. They depend on the texels alone, so they are
+// made where the input is loaded (bake_app.cpp): for the first input while the GL context is made.
 struct AnalysisCells {
     IrradianceCells report;
+    std::vector<Rgb> report_exact;
     std::optional<IrradianceCells> exact;
     double ms = 0;
 };
@@ -47,7 +48,7 @@ AnalysisCells build_analysis_cells(const Environment& env, bool exact_map, int t
 // apply_sh_window(c, result.window.band_factors)); with a window, the report's `output` measures
 // the windowed coefficients too.
 IrradianceAnalysis analyse_irradiance(const AnalysisCells& cells, const ShCoefficients& irradiance5, int order,
-                                      ShWindowKind window, double window_cutoff, ExactEvaluator& evaluator);
+                                      ShWindowKind window, double window_cutoff);
 
 // The exact irradiance map: a cube of `size` (vertical strip) or a 4 size x 2 size lat-long.
 Image render_exact_map(const IrradianceCells& cells, bool equirect, int size, ExactEvaluator& evaluator);

@@ -12,8 +12,8 @@
 #endif
 
 int main(int argc, char** argv) {
-    const int code = bake::run_bake_app(argc, argv);
 #ifndef BAKE_SANITIZED
+    const int code = bake::run_bake_app(argc, argv, /*exiting=*/true);
     // Every output is written, closed and renamed by now, and every thread joined. What exit()
     // would still run is the OpenGL driver's own teardown in its atexit handlers: 25-35 ms on
     // the GPU machine, longer than a 2048x1024 bake's stages; the kernel frees the same things.
@@ -21,6 +21,6 @@ int main(int argc, char** argv) {
     std::fflush(nullptr);
     std::_Exit(code);
 #else
-    return code;
+    return bake::run_bake_app(argc, argv);
 #endif
 }
