@@ -1088,7 +1088,7 @@ int run_bake_app(int argc, char** argv, bool exiting) {
         ->capture_default_str();
     app.add_flag("--fail-fast", o.fail_fast, "Batch: stop at the first input that fails");
     app.add_flag("--timings", o.timings, "Print each input's stage times (load, upload, project, reduce, "
-                                         "irradiance, write)");
+                                         "sh error, irradiance, specular, write)");
     app.add_flag("--no-clobber", o.no_clobber, "Refuse to overwrite an existing output (default: overwrite)");
     app.add_flag("--clamp-negative", o.clamp_negative, "Set negative texel values to 0 before projecting");
     app.add_flag("--replace-nonfinite", o.replace_nonfinite, "Set NaN/Inf texel values to 0 instead of failing");
