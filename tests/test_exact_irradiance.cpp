@@ -176,7 +176,7 @@ TEST_CASE("exact irradiance is the same whatever the threads, and packed texels 
     const CubeMap map = render_exact_irradiance_cube(a, 5, 2);
     CHECK(map.faces[3].at(2, 4)[1] == static_cast<float>(e1[static_cast<std::size_t>(3 * 25 + 2 * 5 + 4)][1]));
     const Image eq = render_exact_irradiance_equirect(a, 8, 4, 2);
-    const Rgb e = exact_irradiance(a, equirect_texel_direction(3, 5, 8, 4));
+    const Rgb e = exact_irradiance_at(a, {equirect_texel_direction(3, 5, 8, 4)}, 1)[0];
     CHECK(eq.at(3, 5)[2] == static_cast<float>(e[2]));
 }
 

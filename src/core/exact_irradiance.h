@@ -62,7 +62,9 @@ constexpr int kExactIrradianceCellRows = 256;
 // E at unit direction n (double, cells summed in order: |rounding| <= cells * 2^-53 * sum |terms|).
 Rgb exact_irradiance(const IrradianceCells& cells, const Vec3& n);
 
-// E at many directions, on `threads` threads (the same bits whatever their number).
+// E at many directions, on `threads` threads (the same bits whatever their number). Blocks of
+// cells wholly in front of or behind a direction's horizon are summed together or skipped, so the
+// values equal exact_irradiance()'s up to rounding, not bit for bit.
 std::vector<Rgb> exact_irradiance_at(const IrradianceCells& cells, const std::vector<Vec3>& directions,
                                      int threads = 0);
 

@@ -2,6 +2,8 @@
 #include <cmath>
 #include <atomic>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "cube_map.h"
@@ -167,6 +169,7 @@ private:
 }  // namespace
 
 Projection project_sh_cpu(const Environment& env, int order, int threads) {
+    if (!is_supported_order(order)) throw std::invalid_argument("project_sh_cpu: SH order " + std::to_string(order));
     const TexelRows rows{env};
     const int row_count = rows.row_count();
     const int rows_per_block = std::max(1, kBlockTexels / std::max(1, rows.row_length()));
