@@ -2,6 +2,10 @@
 // independent float64 references of tests/data/reference.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <utility>
+#include <vector>
+
 #include "environment_loader.h"
 #include "packed_image.h"
 #include "projection.h"
@@ -56,6 +60,49 @@ TEST_CASE("a single bright texel gives the basis at its direction times its soli
     eval_sh_basis(3, equirect_texel_direction(2, 5, 6, 3), y);
     for (int k = 0; k < 9; ++k)
         CHECK(p.radiance.rgb[static_cast<size_t>(k)][0] == Approx(1000.0 * y[k] * equirect_row_solid_angle(2, 6, 3)).epsilon(1e-14));
+}
+
+TEST_CASE("lat-long rows by harmonics stay within projection.h's bound of a long-double texel sum", "[cpu]") {
+    // A sun texel anywhere (where basis values are small, the harmonics' rounding is not) and a
+    // random map: every coefficient within (16 n_row + log2 rows + 2) 2^-53 sum |L| Omega of the
+    // per-texel sum in long double (the +2: the basis values' own rounding in the reference).
+    for (const auto& [w, h] : {std::pair{24, 12}, std::pair{64, 32}, std::pair{250, 125}}) {
+        std::vector<Environment> envs;
+        for (int i = 0; i < 6; ++i) {
+            Environment sun = make_equirect_env(w, h, [](const Vec3&) { return Rgb{0, 0, 0}; });
+            for (int c = 0; c < 3; ++c) sun.equirect.at((i * 7) % h, (i * 13 + 5) % w)[c] = 1e4f * static_cast<float>(c + 1);
+            envs.push_back(sun);
+        }
+        envs.push_back(make_equirect_env(w, h, [](const Vec3& d) {
+            return Rgb{std::fabs(std::sin(40 * d.x)) * 3, std::cos(17 * d.y * d.z), d.z > 0.9 ? 500.0 : -0.25};
+        }));
+        for (const Environment& env : envs)
+            for (int order : {3, 5}) {
+                const Projection p = project_sh_cpu(env, order, 3);
+                std::vector<long double> ref(static_cast<size_t>(3 * sh_count(order)), 0.0L);
+                long double mass[3] = {0, 0, 0};
+                for (int r = 0; r < h; ++r)
+                    for (int c = 0; c < w; ++c) {
+                        double y[25];
+                        eval_sh_basis(order, equirect_texel_direction(r, c, w, h), y);
+                        const long double omega = equirect_row_solid_angle(r, w, h);
+                        for (int ch = 0; ch < 3; ++ch) {
+                            const long double l = env.equirect.at(r, c)[ch];
+                            mass[ch] += std::fabs(l) * omega;
+                            for (int k = 0; k < sh_count(order); ++k) ref[static_cast<size_t>(3 * k + ch)] += l * y[k] * omega;
+                        }
+                    }
+                const double levels = std::ceil(std::log2(static_cast<double>(h))) + 2;
+                for (int k = 0; k < sh_count(order); ++k)
+                    for (int ch = 0; ch < 3; ++ch) {
+                        const double bound = (16.0 * w + levels) * std::ldexp(1.0, -53) * static_cast<double>(mass[ch]);
+                        const double err = std::fabs(p.radiance.rgb[static_cast<size_t>(k)][ch] -
+                                                     static_cast<double>(ref[static_cast<size_t>(3 * k + ch)]));
+                        INFO(w << "x" << h << " order " << order << " k " << k << " ch " << ch);
+                        CHECK(err <= bound);
+                    }
+            }
+    }
 }
 
 TEST_CASE("SH irradiance matches a brute-force cosine-weighted sum over all texels", "[cpu]") {
