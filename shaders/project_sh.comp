@@ -208,15 +208,6 @@ uniform uint u_face_stride_quads;  // cube: quads per face in the tile buffer
 #define FACES 1
 #endif
 
-#if TEXEL_FORMAT == 1
-vec3 rgbe_texel(uint w) {
-    // 2^(e - 136) is the float whose exponent field is e - 9, a normal number for e >= 10.
-    uint e = w >> 24u;
-    float scale = e >= 10u ? uintBitsToFloat((e - 9u) << 23u) : 0.0;
-    return vec3(float(w & 255u), float((w >> 8u) & 255u), float((w >> 16u) & 255u)) * scale;
-}
-#endif
-
 // The 4 texels of quad q of the tile buffer.
 void load_quad(uint q, out vec3 radiance[4]) {
 #if TEXEL_FORMAT == 1

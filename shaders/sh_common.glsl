@@ -104,6 +104,14 @@ float cube_texel_solid_angle(uint row, uint col, uint n) {
            triangle_solid_angle(p00, l00, p11, l11, p01, l01, det);
 }
 
+// An RGBE texel (bytes r, g, b, e of a little-endian word): byte * 2^(e - 136), stb_image's value.
+// 2^(e - 136) is the float whose exponent field is e - 9, a normal number for e >= 10.
+vec3 rgbe_texel(uint w) {
+    uint e = w >> 24u;
+    float scale = e >= 10u ? uintBitsToFloat((e - 9u) << 23u) : 0.0;
+    return vec3(float(w & 255u), float((w >> 8u) & 255u), float((w >> 16u) & 255u)) * scale;
+}
+
 #ifdef WORK_GROUP_SUM
 // Sum of one vec4[SH_COUNT] per invocation over the work group, written to
 // partials_out[first..]:

@@ -5,6 +5,9 @@
 #include "exact_irradiance.h"
 #include "gl_objects.h"
 #include "gpu_exact_irradiance.h"
+#include "gpu_irradiance_cells.h"
+#include "packed_image.h"
+#include "equirect.h"
 #include "gpu_test_support.h"
 #include "projection.h"
 #include "sh_error.h"
@@ -70,4 +73,61 @@ TEST_CASE("GPU SH error report matches the CPU's within 1e-6", "[gpu][exact][sh-
             CHECK(a.negative_fraction[ch] == b.negative_fraction[ch]);
         }
     CHECK(c.order3.worst_mean() > 0.01);  // a real map: the report measures something
+}
+
+TEST_CASE("GPU irradiance cells match the double CPU cells within their float bound", "[gpu][exact]") {
+    auto gpu = open_gpu();
+    if (!gpu) return;
+    GpuIrradianceCells gpu_cells(*gpu->projector);
+    // Every encoding the projection uploads (RGBE, half with negative texels, float with a sun),
+    // blocks with partial edge cells, and the upload cut into tiles (cells across tiles).
+    std::vector<std::pair<std::string, Environment>> inputs;
+    inputs.emplace_back("rgbe", random_packed_equirect(203, 101, TexelEncoding::Rgbe8, 4));
+    inputs.emplace_back("half", random_packed_equirect(130, 65, TexelEncoding::Half, 6));
+    Environment sun = make_equirect_env(160, 80, smooth_radiance);
+    sun.equirect.at(21, 50)[1] = 3e4f;
+    sun.equirect.at(70, 3)[2] = -5.0f;
+    inputs.emplace_back("float", std::move(sun));
+    for (const auto& [name, env] : inputs)
+        for (std::size_t tile : {std::size_t{0}, std::size_t{4096}}) {
+            gpu->projector->set_max_tile_texels(tile);
+            gpu->projector->upload(env);
+            for (int block : {1, 7, 16, 64}) {
+                INFO(name << " block " << block << " tile cap " << tile);
+                const std::optional<IrradianceCells> g = gpu_cells.build(env, block);
+                REQUIRE(g.has_value());
+                const IrradianceCells c = build_irradiance_cells(env, block);
+                CHECK(g->describe() == c.describe());
+                CHECK(g->max_diameter == c.max_diameter);
+                // Each moment within (texels a cell / 256 + 8 + 4) 2^-24 of its terms' magnitudes,
+                // which are at most |L| Omega summed over the cell.
+                std::vector<double> mass(c.count() * 3, 0.0);
+                const int b = c.block;
+                for (int r = 0; r < env.height(); ++r)
+                    for (int col = 0; col < env.width(); ++col) {
+                        float px[3];
+                        if (env.is_packed()) {
+                            expand_packed_texel(env.packed, static_cast<std::size_t>(r) * env.width() + col, px);
+                        } else {
+                            std::copy_n(env.equirect.at(r, col), 3, px);
+                        }
+                        const std::size_t cell = static_cast<std::size_t>(r / b) * c.columns + col / b;
+                        for (int ch = 0; ch < 3; ++ch)
+                            mass[3 * cell + ch] += std::fabs(px[ch]) * equirect_row_solid_angle(r, env.width(), env.height());
+                    }
+                const double factor = (static_cast<double>(b) * b / 256 + 12) * std::ldexp(1.0, -24);
+                int worse = 0;
+                for (std::size_t i = 0; i < c.count(); ++i)
+                    for (int v = 0; v < IrradianceCells::kValuesPerCell; ++v) {
+                        const std::size_t k = i * IrradianceCells::kValuesPerCell + v;
+                        worse += std::fabs(g->moments[k] - c.moments[k]) > factor * mass[3 * i + v / 6] + 1e-30;
+                    }
+                CHECK(worse == 0);
+            }
+        }
+    gpu->projector->set_max_tile_texels(0);
+    // A cube is not the GPU's to group: the CPU builds those.
+    const Environment cube = make_random_cube_env(8, 2);
+    gpu->projector->upload(cube);
+    CHECK_FALSE(gpu_cells.build(cube, 2).has_value());
 }

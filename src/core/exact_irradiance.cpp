@@ -82,18 +82,24 @@ int irradiance_cell_block(const Environment& env, int max_rows) {
     return std::max(1, cells_along(env.height(), rows));
 }
 
-IrradianceCells build_irradiance_cells(const Environment& env, int block, int threads) {
+IrradianceCells irradiance_cell_grid(const Environment& env, int block) {
     IrradianceCells cells;
     cells.block = std::max(1, block);
     cells.cube = env.is_cube();
     cells.source_width = env.width();
     cells.source_height = env.height();
-    const int b = cells.block;
-    cells.columns = cells_along(env.width(), b);
-    const int face_rows = cells_along(env.height(), b);
+    cells.columns = cells_along(env.width(), cells.block);
+    const int face_rows = cells_along(env.height(), cells.block);
     cells.rows = cells.cube ? 6 * face_rows : face_rows;
     cells.moments.assign(static_cast<std::size_t>(cells.columns) * cells.rows * kV, 0.0);
     cells.max_diameter = cell_diameter(cells);
+    return cells;
+}
+
+IrradianceCells build_irradiance_cells(const Environment& env, int block, int threads) {
+    IrradianceCells cells = irradiance_cell_grid(env, block);
+    const int b = cells.block;
+    const int face_rows = cells.cube ? cells.rows / 6 : cells.rows;
 
     const int width = env.width(), height = env.height();
     std::vector<double> cos_sin_phi;

@@ -47,6 +47,9 @@ struct IrradianceCells {
 // max_rows / 2 cells a side, the same angular size); 1 for sources at most that large.
 int irradiance_cell_block(const Environment& env, int max_rows);
 
+// The grid of b x b cells of env (everything but the moments, which are zero).
+IrradianceCells irradiance_cell_grid(const Environment& env, int block);
+
 // Cells of b x b texels (partial cells at the right and bottom edges), summed in double in a
 // fixed order (the result does not depend on `threads`; <= 0: all cores).
 IrradianceCells build_irradiance_cells(const Environment& env, int block, int threads = 0);

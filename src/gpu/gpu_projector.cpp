@@ -473,6 +473,19 @@ GpuProjector::ProgramStats GpuProjector::program_stats() const {
     return {impl_->programs.compiled(), impl_->programs.cache().loaded(), impl_->programs.cache().folder()};
 }
 
+std::optional<GpuProjector::ResidentTexels> GpuProjector::resident_equirect() const {
+    const Impl::Resident& r = impl_->resident;
+    if (!r.valid || r.cube || r.tiles.empty()) return std::nullopt;
+    ResidentTexels t;
+    t.texel_format = r.texel_format;
+    t.width = static_cast<int>(r.size);
+    t.height = static_cast<int>(r.positions / std::max<std::size_t>(1, r.size));
+    for (const Impl::Tile& tile : r.tiles) t.tiles.push_back({tile.texels->id, tile.first, tile.count});
+    t.row_table = impl_->row_table.id;
+    t.column_table = impl_->column_table.id;
+    return t;
+}
+
 ComputePrograms& GpuProjector::programs() { return impl_->programs; }
 
 bool GpuProjector::buffer_storage_available() const { return impl_->has_buffer_storage; }

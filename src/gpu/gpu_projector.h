@@ -109,6 +109,20 @@ public:
     // The compiled programs and their cache, shared with the other GPU modules (gpu_exact_irradiance.h).
     ComputePrograms& programs();
 
+    // The resident lat-long input as project_sh.comp reads it, for other passes over the same
+    // texels (gpu_irradiance_cells.h); nullopt for a cube or when no input is resident. GL names.
+    struct ResidentTexels {
+        unsigned texel_format = 0;  // 0 RGB float, 1 RGBE, 2 RGB half
+        int width = 0, height = 0;
+        struct Tile {
+            unsigned buffer = 0;
+            std::size_t first = 0, count = 0;  // texels (row-major) [first, first + count)
+        };
+        std::vector<Tile> tiles;
+        unsigned row_table = 0, column_table = 0;  // (sin t, cos t, Omega, 0) a row, (cos p, sin p) a column
+    };
+    std::optional<ResidentTexels> resident_equirect() const;
+
     // The compiled programs' driver binaries (glGetProgramBinary), one (name, bytes) pair each;
     // NVIDIA's contain the generated assembly as text.
     std::vector<std::pair<std::string, std::string>> program_binaries() const;
