@@ -1,11 +1,12 @@
 // The SH error report's cells (src/core/exact_irradiance.h) from the lat-long texels the
 // projection uploaded: per cell and channel, the first moments of its positive and of its negative
 // radiance, P = sum L+ Omega d and N = sum L- Omega d, in float.
-// Constants from the host: WG_SIZE (power of two), TEXEL_FORMAT (0 RGB float, 1 RGBE, 2 RGB half:
-// project_sh.comp's). A work group sums one cell: invocation i takes the cell's texels i,
-// i + WG_SIZE, ... in order, then a binary tree through shared memory adds the invocations
-// (log2(WG_SIZE) roundings). The texels of one tile of the upload [u_first, u_first + u_count)
-// are added; with u_accumulate the cell's earlier tiles' sums are added to, in tile order.
+// Constants from the host: WG_SIZE, TEXEL_FORMAT (0 RGB float, 1 RGBE, 2 RGB half: project_sh.comp's).
+// One invocation a cell adds its texels row by row with Kahan compensation (`precise` keeps the
+// compiler from reassociating it away), so a moment errs by about 2u of its terms' magnitudes
+// plus the float geometry's few u (u = 2^-24), whatever the cell's size; no shared memory or
+// barriers (llvmpipe runs those slowly). The texels of one tile of the upload
+// [u_first, u_first + u_count) are added; with u_accumulate, to the cell's earlier tiles' sums.
 layout(local_size_x = WG_SIZE) in;
 
 #if TEXEL_FORMAT == 1
@@ -30,8 +31,6 @@ uniform uint u_count;     // its texels
 uniform uint u_accumulate;
 uniform uint u_cell_count;
 
-shared float tree[18 * WG_SIZE];
-
 vec3 texel(uint i) {
 #if TEXEL_FORMAT == 1
     return rgbe_texel(rgbe_words[i]);
@@ -45,40 +44,42 @@ vec3 texel(uint i) {
 }
 
 void main() {
-    uint lid = gl_LocalInvocationID.x;
-    uint cell = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;  // 2D past 65535 groups
+    uint cell = gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * uint(WG_SIZE)) + gl_GlobalInvocationID.x;
     if (cell >= u_cell_count) return;
     uint row0 = (cell / u_columns) * u_block, col0 = (cell % u_columns) * u_block;
-    uint rows = min(u_block, u_height - row0), cols = min(u_block, u_width - col0);
-    float m[18];
-    for (int v = 0; v < 18; ++v) m[v] = 0.0;
-    for (uint t = lid; t < rows * cols; t += uint(WG_SIZE)) {
-        uint r = row0 + t / cols, c = col0 + t % cols;
-        uint p = r * u_width + c;
-        if (p < u_first || p - u_first >= u_count) continue;
+    uint row1 = min(row0 + u_block, u_height), col1 = min(col0 + u_block, u_width);
+    // Only the rows this tile holds.
+    uint last = u_first + u_count;  // one past
+    row0 = max(row0, u_first / u_width);
+    row1 = min(row1, (last + u_width - 1u) / u_width);
+    precise float sum[18];
+    precise float comp[18];
+    for (int v = 0; v < 18; ++v) {
+        sum[v] = 0.0;
+        comp[v] = 0.0;
+    }
+    for (uint r = row0; r < row1; ++r) {
         vec4 rt = row_table[r];
-        vec2 ct = column_table[c];
-        vec3 d = vec3(rt.x * ct.x, rt.y, rt.x * ct.y) * rt.z;  // Omega d
-        vec3 L = texel(p - u_first);
-        for (int ch = 0; ch < 3; ++ch) {
-            float pos = max(L[ch], 0.0), neg = max(-L[ch], 0.0);
-            m[6 * ch + 0] += pos * d.x;
-            m[6 * ch + 1] += pos * d.y;
-            m[6 * ch + 2] += pos * d.z;
-            m[6 * ch + 3] += neg * d.x;
-            m[6 * ch + 4] += neg * d.y;
-            m[6 * ch + 5] += neg * d.z;
+        vec2 od = vec2(rt.x, rt.y) * rt.z;  // Omega sin theta, Omega cos theta
+        for (uint c = col0; c < col1; ++c) {
+            uint p = r * u_width + c;
+            if (p < u_first || p >= last) continue;
+            vec2 ct = column_table[c];
+            vec3 d = vec3(od.x * ct.x, od.y, od.x * ct.y);  // Omega d
+            vec3 L = texel(p - u_first);
+            for (int ch = 0; ch < 3; ++ch) {
+                float a = abs(L[ch]);
+                int base = 6 * ch + (L[ch] < 0.0 ? 3 : 0);
+                for (int k = 0; k < 3; ++k) {
+                    // Kahan: sum += a d[k], carrying what the addition dropped.
+                    precise float y = a * d[k] - comp[base + k];
+                    precise float t = sum[base + k] + y;
+                    comp[base + k] = (t - sum[base + k]) - y;
+                    sum[base + k] = t;
+                }
+            }
         }
     }
-    for (int v = 0; v < 18; ++v) tree[v * WG_SIZE + int(lid)] = m[v];
-    for (uint h = uint(WG_SIZE) / 2u; h > 0u; h >>= 1u) {
-        barrier();
-        if (lid < h)
-            for (int v = 0; v < 18; ++v) tree[v * WG_SIZE + int(lid)] += tree[v * WG_SIZE + int(lid + h)];
-    }
-    if (lid == 0u)
-        for (int v = 0; v < 18; ++v) {
-            float sum = tree[v * WG_SIZE];
-            cells[18u * cell + uint(v)] = u_accumulate != 0u ? cells[18u * cell + uint(v)] + sum : sum;
-        }
+    for (int v = 0; v < 18; ++v)
+        cells[18u * cell + uint(v)] = u_accumulate != 0u ? cells[18u * cell + uint(v)] + sum[v] : sum[v];
 }

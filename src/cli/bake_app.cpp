@@ -34,6 +34,7 @@
 #include "image_io.h"
 #include "irradiance_analysis.h"
 #include "gpu_exact_irradiance.h"
+#include "gpu_irradiance_cells.h"
 #include "gpu_specular.h"
 #include "output_names.h"
 #include "preview_image.h"
@@ -216,8 +217,9 @@ struct Loaded {
     std::vector<std::string> warnings;
     double load_ms = 0;
     // The SH error report's cells (and the exact map's): built here, after the texel policy, so
-    // that the first input's come while the GL context is made and a batch's with --jobs ahead.
-    AnalysisCells cells;
+    // that the first input's come while the GL context is made and a batch's with --jobs ahead;
+    // none when the GPU path will sum a lat-long input's cells from the texels it uploads.
+    std::optional<AnalysisCells> cells;
 };
 
 // A check that failed (--compare, --golden): its exit code and error line.
@@ -231,6 +233,7 @@ struct GpuPath {
     std::unique_ptr<GlContext> context;
     std::unique_ptr<GpuProjector> projector;
     std::unique_ptr<GpuExactIrradiance> exact;
+    std::unique_ptr<GpuIrradianceCells> cells;
     std::unique_ptr<GpuSpecularPrefilter> specular;
 };
 
@@ -262,7 +265,8 @@ private:
     }
 
     std::vector<Job> plan_jobs() const;
-    Loaded load(const Job& job) const;
+    Loaded load(const Job& job, bool cells_on_gpu) const;
+    AnalysisCells analysis_cells(const Job& job, const Environment& env, bool& use_gpu, GpuProjector*& projector);
     void open_gpu();
     void prepare_gpu(const Job& first);
     void fall_back_to_cpu(const Job& job, const GpuError& e);
@@ -371,7 +375,7 @@ std::vector<Job> App::plan_jobs() const {
 
 // Loads the environment named by the job and applies the texel policy. Prints nothing: warnings
 // are returned (this runs on worker threads with --jobs).
-Loaded App::load(const Job& job) const {
+Loaded App::load(const Job& job, bool cells_on_gpu) const {
     const Clock::time_point t0 = Clock::now();
     LoadOptions lo;
     lo.max_pixels = o_.max_pixels;
@@ -420,7 +424,7 @@ Loaded App::load(const Job& job) const {
                              min + (o_.clamp_negative ? "), clamped to 0" : "), kept; --clamp-negative sets them to 0"));
     }
     l.load_ms = ms_since(t0);
-    l.cells = build_analysis_cells(env, o_.irradiance == "exact", o_.threads);
+    if (!cells_on_gpu || env.is_cube()) l.cells = build_analysis_cells(env, o_.irradiance == "exact", o_.threads);
     return l;
 }
 
@@ -432,6 +436,7 @@ void App::open_gpu() {
         gpu.context = GlContext::create(backend, o_.verbose);
         gpu.projector = std::make_unique<GpuProjector>(*gpu.context);
         gpu.exact = std::make_unique<GpuExactIrradiance>(gpu.projector->programs());
+        gpu.cells = std::make_unique<GpuIrradianceCells>(*gpu.projector);
         gpu.specular = std::make_unique<GpuSpecularPrefilter>(gpu.projector->programs());
         if (o_.verbose) {
             const GlContextInfo& info = gpu.context->info();
@@ -466,6 +471,7 @@ void App::prepare_gpu(const Job& first) {
     try {
         gpu_->projector->prepare(kProjectedOrder, shape, o_.irradiance == "exact" ? std::nullopt : cube_map, o_.order);
         if (o_.irradiance == "exact") gpu_->exact->prepare();
+        else if (!shape.cube) gpu_->cells->prepare(!shape.encoding ? 0u : *shape.encoding == TexelEncoding::Rgbe8 ? 1u : 2u);
     } catch (const GpuError&) {
     }
 }
@@ -505,6 +511,28 @@ Image App::render_map(const ShCoefficients& e, GpuProjector* gpu) const {
 }
 
 
+// The analysis cells of an input whose decode left them to the GPU: summed on the GPU from the
+// texels the projection uploaded, else (a CPU bake, or a GPU failure: the fallback) on the CPU.
+AnalysisCells App::analysis_cells(const Job& job, const Environment& env, bool& use_gpu, GpuProjector*& projector) {
+    if (use_gpu) {
+        try {
+            const Clock::time_point t0 = Clock::now();
+            if (std::optional<IrradianceCells> report = gpu_->cells->build(env, sh_error_cell_block(env))) {
+                AnalysisCells cells;
+                cells.report = std::move(*report);
+                cells.report_exact = exact_irradiance_at(cells.report, cube_map_directions(kShErrorGridSize), o_.threads);
+                cells.ms = ms_since(t0);
+                return cells;
+            }
+        } catch (const GpuError& e) {
+            fall_back_to_cpu(job, e);
+            use_gpu = false;
+            projector = nullptr;
+        }
+    }
+    return build_analysis_cells(env, o_.irradiance == "exact", o_.threads);
+}
+
 // The stages of one input; returns its exit code or throws. Fills `rep` as it goes.
 int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileReport& rep) {
     // A bad golden fails before any work.
@@ -533,7 +561,6 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
     bool use_gpu = gpu_ && o_.device != "cpu";
     GpuProjector* projector = use_gpu ? gpu_->projector.get() : nullptr;
     const bool exact_map = o_.irradiance == "exact";
-    const AnalysisCells& cells = loaded.cells;
     Projection result;
     progress_.stage(job.index, job_count_, job.label, use_gpu ? "upload + project (gpu)" : "project (cpu)");
     if (use_gpu) {
@@ -572,6 +599,7 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
 
     // The SH error report, the window and the exact map's cells.
     progress_.stage(job.index, job_count_, job.label, "sh error");
+    const AnalysisCells cells = loaded.cells ? std::move(*loaded.cells) : analysis_cells(job, env, use_gpu, projector);
     const ShWindowKind window_kind = *parse_sh_window(o_.window);
     const IrradianceAnalysis analysis = analyse_irradiance(cells, irradiance5, o_.order, window_kind, o_.window_cutoff);
     rep.timings.sh_error = cells.ms;
@@ -901,8 +929,13 @@ int App::run() {
     // is always decoded on a worker while this thread makes the GL context and compiles the
     // programs: the two are independent, and each takes a good part of a small bake.
     std::vector<std::future<Loaded>> pending(jobs.size());
+    // Whether an input's report cells are left to the GPU: decided when its decode is launched,
+    // from whether a context is (or, for the first input, may be) there.
+    auto cells_on_gpu = [&](bool gpu_there) { return gpu_there && o_.device != "cpu" && o_.irradiance != "exact"; };
     auto launch = [&](size_t i) {
-        if (!pending[i].valid()) pending[i] = std::async(std::launch::async, [this, &jobs, i] { return load(jobs[i]); });
+        const bool on_gpu = cells_on_gpu(i == 0 || gpu_.has_value());
+        if (!pending[i].valid())
+            pending[i] = std::async(std::launch::async, [this, &jobs, i, on_gpu] { return load(jobs[i], on_gpu); });
     };
     auto launch_ahead = [&](size_t current) {
         if (o_.jobs <= 0) return;
@@ -956,7 +989,7 @@ int App::run() {
             continue;
         }
         launch_ahead(i);
-        auto get_loaded = [&, i]() { return pending[i].valid() ? pending[i].get() : load(jobs[i]); };
+        auto get_loaded = [&, i]() { return pending[i].valid() ? pending[i].get() : load(jobs[i], cells_on_gpu(gpu_.has_value())); };
         run_job(jobs[i], get_loaded, rep);
         launch_ahead(i + 1);  // (no-op when already running)
         if (o_.timings) {

@@ -11,7 +11,7 @@ namespace bake {
 
 namespace {
 
-constexpr unsigned kGroupSize = 256;
+constexpr unsigned kGroupSize = 64;  // invocations (cells) a work group
 
 }  // namespace
 
@@ -32,6 +32,8 @@ struct GpuIrradianceCells::Impl {
 GpuIrradianceCells::GpuIrradianceCells(GpuProjector& projector) : impl_(std::make_unique<Impl>(projector)) {}
 GpuIrradianceCells::~GpuIrradianceCells() = default;
 
+void GpuIrradianceCells::prepare(unsigned texel_format) { impl_->program(texel_format); }
+
 std::optional<IrradianceCells> GpuIrradianceCells::build(const Environment& env, int block) {
     Impl& m = *impl_;
     const std::optional<GpuProjector::ResidentTexels> texels = m.projector.resident_equirect();
@@ -51,7 +53,8 @@ std::optional<IrradianceCells> GpuIrradianceCells::build(const Environment& env,
     uniform("u_block", static_cast<std::size_t>(cells.block));
     uniform("u_columns", static_cast<std::size_t>(cells.columns));
     uniform("u_cell_count", count);
-    const std::size_t groups_x = std::min<std::size_t>(count, 65535), groups_y = (count + groups_x - 1) / groups_x;
+    const std::size_t groups = (count + kGroupSize - 1) / kGroupSize;
+    const std::size_t groups_x = std::min<std::size_t>(groups, 65535), groups_y = (groups + groups_x - 1) / groups_x;
     m.cells.allocate(count * kV * sizeof(float), nullptr, GL_STREAM_READ);
     m.cells.bind(4);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, texels->row_table);
