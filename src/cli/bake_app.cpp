@@ -849,7 +849,7 @@ void print_timings(const FileReport& rep) {
         first = false;
     }
     if (rep.path == "gpu")
-        line += " (upload, project, reduce, irradiance: GPU timers; sh error: CPU, at load time; specular: CPU stages + GPU timers)";
+        line += " (upload, project, reduce, irradiance: GPU timers; sh error: the report's cells and exact values; specular: CPU stages + GPU timers)";
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
 }

@@ -32,9 +32,9 @@ struct ExactEvaluator {
 };
 
 // What a bake's analysis needs of the texels: the error report's cells and the exact irradiance
-// at its directions (cube_map_directions(kShErrorGridSize), CPU double: the same report on both
-// paths), and the exact map's cells when asked for. They depend on the texels alone, so they are
-// made where the input is loaded (bake_app.cpp): for the first input while the GL context is made.
+// at its directions (cube_map_directions(kShErrorGridSize), CPU double), and the exact map's cells
+// when asked for. They depend on the texels alone: the CPU path makes them where the input is
+// decoded (bake_app.cpp), the GPU path sums a lat-long input's cells on the GPU (gpu_irradiance_cells.h).
 struct AnalysisCells {
     IrradianceCells report;
     std::vector<Rgb> report_exact;
