@@ -67,16 +67,19 @@ void main() {
             vec2 ct = column_table[c];
             vec3 d = vec3(od.x * ct.x, od.y, od.x * ct.y);  // Omega d
             vec3 L = texel(p - u_first);
+            // Both signs, the other adding exact zeros: constant indices keep the 36 sums in
+            // registers (a sign-dependent index put them in slow local memory on NVIDIA).
             for (int ch = 0; ch < 3; ++ch) {
-                float a = abs(L[ch]);
-                int base = 6 * ch + (L[ch] < 0.0 ? 3 : 0);
-                for (int k = 0; k < 3; ++k) {
-                    // Kahan: sum += a d[k], carrying what the addition dropped.
-                    precise float y = a * d[k] - comp[base + k];
-                    precise float t = sum[base + k] + y;
-                    comp[base + k] = (t - sum[base + k]) - y;
-                    sum[base + k] = t;
-                }
+                float part[2] = float[2](max(L[ch], 0.0), max(-L[ch], 0.0));
+                for (int s = 0; s < 2; ++s)
+                    for (int k = 0; k < 3; ++k) {
+                        int v = 6 * ch + 3 * s + k;
+                        // Kahan: sum += part d[k], carrying what the addition dropped.
+                        precise float y = part[s] * d[k] - comp[v];
+                        precise float t = sum[v] + y;
+                        comp[v] = (t - sum[v]) - y;
+                        sum[v] = t;
+                    }
             }
         }
     }
