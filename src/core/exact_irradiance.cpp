@@ -183,17 +183,24 @@ IrradianceCells merge_irradiance_cells(const IrradianceCells& fine, int factor) 
     return cells;
 }
 
+namespace {
+
+// Adds one cell's term, max(0, n.P) - max(0, n.N) per channel, to e.
+inline void add_cell_term(const double* m, const Vec3& n, double* e) {
+    for (int c = 0; c < 3; ++c) {
+        const double* pc = m + 6 * c;
+        const double p = n.x * pc[0] + n.y * pc[1] + n.z * pc[2];
+        const double q = n.x * pc[3] + n.y * pc[4] + n.z * pc[5];
+        e[c] += std::max(0.0, p) - std::max(0.0, q);
+    }
+}
+
+}  // namespace
+
 Rgb exact_irradiance(const IrradianceCells& cells, const Vec3& n) {
     double e[3] = {0, 0, 0};
     const double* m = cells.moments.data();
-    const std::size_t count = cells.count();
-    for (std::size_t i = 0; i < count; ++i, m += kV)
-        for (int c = 0; c < 3; ++c) {
-            const double* pc = m + 6 * c;
-            const double p = n.x * pc[0] + n.y * pc[1] + n.z * pc[2];
-            const double q = n.x * pc[3] + n.y * pc[4] + n.z * pc[5];
-            e[c] += std::max(0.0, p) - std::max(0.0, q);
-        }
+    for (std::size_t i = 0, count = cells.count(); i < count; ++i, m += kV) add_cell_term(m, n, e);
     return {e[0], e[1], e[2]};
 }
 
@@ -275,13 +282,7 @@ Rgb exact_irradiance_grouped(const IrradianceCells& cells, const std::vector<Cel
         }
         for (int r = g.row0; r < g.row0 + g.rows; ++r) {
             const double* m = &cells.moments[(static_cast<std::size_t>(r) * cells.columns + g.col0) * kV];
-            for (int i = 0; i < g.cols; ++i, m += kV)
-                for (int c = 0; c < 3; ++c) {
-                    const double* pc = m + 6 * c;
-                    const double p = n.x * pc[0] + n.y * pc[1] + n.z * pc[2];
-                    const double q = n.x * pc[3] + n.y * pc[4] + n.z * pc[5];
-                    e[c] += std::max(0.0, p) - std::max(0.0, q);
-                }
+            for (int i = 0; i < g.cols; ++i, m += kV) add_cell_term(m, n, e);
         }
     }
     return {e[0], e[1], e[2]};
