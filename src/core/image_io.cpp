@@ -35,6 +35,7 @@
 
 #include "atomic_file.h"
 #include "errors.h"
+#include "exr_common.h"
 #include "radiance_hdr.h"
 
 // --- stb_image, Radiance .hdr only ---------------------------------------------------------------
@@ -236,9 +237,6 @@ LoadedImage load_hdr(const std::string& path, std::uint64_t max_pixels, PackedIm
 // ---------------------------------------------------------------------------------------------
 // OpenEXR
 
-
-// Reads part 0's header without constructing an InputFile (which would size its offset tables and
-// buffers from the data window), so that absurd sizes are refused before any allocation.
 // Walks part 0's attribute list (name, type, int32 size, value) and refuses any declared size
 // beyond the end of the file: OpenEXR allocates an attribute's declared size before reading it,
 // so a few hundred bytes could otherwise ask for gigabytes (found by fuzz_load_image).
@@ -307,30 +305,6 @@ void check_exr_attribute_sizes(const std::string& path, int version) {
     }
 }
 
-Imf::Header read_exr_header(const std::string& path) {
-    Imf::StdIFStream is(path.c_str());
-    char start[8] = {};  // magic number, then the little-endian version field
-    try {
-        is.read(start, 8);
-    } catch (const std::exception&) {
-        input_error(path, "not an OpenEXR file (too short)");
-    }
-    if (!Imf::isImfMagic(start)) input_error(path, "not an OpenEXR file (bad magic number)");
-    int version = 0;
-    for (int i = 3; i >= 0; --i) version = (version << 8) | static_cast<unsigned char>(start[4 + i]);
-    if (Imf::getVersion(version) != Imf::EXR_VERSION)
-        input_error(path, "unsupported OpenEXR version " + std::to_string(Imf::getVersion(version)));
-    check_exr_attribute_sizes(path, version);
-    Imf::Header header;
-    try {
-        header.readFrom(is, version);
-    } catch (const std::exception& e) {
-        input_error(path, std::string("invalid or truncated OpenEXR header: ") + e.what());
-    }
-    if (Imf::isNonImage(version)) input_error(path, "deep OpenEXR data is not supported");
-    return header;
-}
-
 // Reading level 0 of a multi-resolution tiled file never touches the other levels' tiles, so a file
 // cut inside them would load; it is still a truncated file, so read every tile's raw (compressed)
 // bytes once to be sure they are all there. Tiled multi-level files only; costs one read, no decode.
@@ -385,17 +359,6 @@ int exr_line_buffer_threads(const Imf::Header& header) {
     const int by_memory = per_buffer > 0 ? static_cast<int>(std::min(1e6, budget / per_buffer)) : 1 << 20;
     const int buffers = std::max(2, std::min(Imf::globalThreadCount(), by_memory));
     return std::max(1, buffers / 2);
-}
-
-// R, G, B slices of `type` interleaved in `base` (`channel_bytes` apart, 3 to a texel), for
-// reading the data window `dw` straight into it.
-Imf::FrameBuffer interleaved_rgb(Imf::PixelType type, char* base, std::size_t channel_bytes, const Imath::Box2i& dw) {
-    const std::size_t xs = 3 * channel_bytes, ys = xs * static_cast<std::size_t>(dw.max.x - dw.min.x + 1);
-    Imf::FrameBuffer fb;
-    fb.insert("R", Imf::Slice::Make(type, base + 0 * channel_bytes, dw, xs, ys));
-    fb.insert("G", Imf::Slice::Make(type, base + 1 * channel_bytes, dw, xs, ys));
-    fb.insert("B", Imf::Slice::Make(type, base + 2 * channel_bytes, dw, xs, ys));
-    return fb;
 }
 
 // half_out: when given and the file's R, G and B are all half, they are read into it as they
@@ -502,6 +465,40 @@ LoadedImage with_input_errors(const std::string& path, const Load& load) {
 
 }  // namespace
 
+Imf::Header read_exr_header(const std::string& path, int* version_out) {
+    Imf::StdIFStream is(path.c_str());
+    char start[8] = {};  // magic number, then the little-endian version field
+    try {
+        is.read(start, 8);
+    } catch (const std::exception&) {
+        input_error(path, "not an OpenEXR file (too short)");
+    }
+    if (!Imf::isImfMagic(start)) input_error(path, "not an OpenEXR file (bad magic number)");
+    int version = 0;
+    for (int i = 3; i >= 0; --i) version = (version << 8) | static_cast<unsigned char>(start[4 + i]);
+    if (Imf::getVersion(version) != Imf::EXR_VERSION)
+        input_error(path, "unsupported OpenEXR version " + std::to_string(Imf::getVersion(version)));
+    check_exr_attribute_sizes(path, version);
+    Imf::Header header;
+    try {
+        header.readFrom(is, version);
+    } catch (const std::exception& e) {
+        input_error(path, std::string("invalid or truncated OpenEXR header: ") + e.what());
+    }
+    if (Imf::isNonImage(version)) input_error(path, "deep OpenEXR data is not supported");
+    if (version_out) *version_out = version;
+    return header;
+}
+
+Imf::FrameBuffer interleaved_rgb(Imf::PixelType type, char* base, std::size_t channel_bytes, const Imath::Box2i& dw) {
+    const std::size_t xs = 3 * channel_bytes, ys = xs * static_cast<std::size_t>(dw.max.x - dw.min.x + 1);
+    Imf::FrameBuffer fb;
+    fb.insert("R", Imf::Slice::Make(type, base + 0 * channel_bytes, dw, xs, ys));
+    fb.insert("G", Imf::Slice::Make(type, base + 1 * channel_bytes, dw, xs, ys));
+    fb.insert("B", Imf::Slice::Make(type, base + 2 * channel_bytes, dw, xs, ys));
+    return fb;
+}
+
 LoadedImage load_image(const std::string& path, std::uint64_t max_pixels) {
     const std::string ext = lower_extension(path);
     if (ext != ".hdr" && ext != ".exr")
@@ -571,13 +568,8 @@ void write_exr(const std::string& path, const Image& image, EnvmapHint hint) {
             {
                 Imf::StdOFStream os(ofs, tmp.c_str());
                 Imf::OutputFile file(os, header, Imf::globalThreadCount());
-                char* base = reinterpret_cast<char*>(const_cast<float*>(image.rgb.data()));
-                const std::size_t xs = 3 * sizeof(float), ys = xs * static_cast<std::size_t>(image.width);
-                Imf::FrameBuffer fb;
-                fb.insert("R", Imf::Slice(Imf::FLOAT, base + 0 * sizeof(float), xs, ys));
-                fb.insert("G", Imf::Slice(Imf::FLOAT, base + 1 * sizeof(float), xs, ys));
-                fb.insert("B", Imf::Slice(Imf::FLOAT, base + 2 * sizeof(float), xs, ys));
-                file.setFrameBuffer(fb);
+                file.setFrameBuffer(interleaved_rgb(Imf::FLOAT, reinterpret_cast<char*>(const_cast<float*>(image.rgb.data())),
+                                                    sizeof(float), header.dataWindow()));
                 file.writePixels(image.height);
             }
             ofs.close();

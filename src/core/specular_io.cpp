@@ -26,6 +26,7 @@
 
 #include "atomic_file.h"
 #include "errors.h"
+#include "exr_common.h"
 #include "image_io.h"
 #include "layout.h"
 
@@ -111,30 +112,6 @@ void extra_levels(const CubeMap& last, Image* l1x3, Image* l1x1) {
     }
 }
 
-Imf::FrameBuffer rgb_frame_buffer(float* base, const Imath::Box2i& dw) {
-    const std::size_t xs = 3 * sizeof(float), ys = xs * static_cast<std::size_t>(dw.max.x - dw.min.x + 1);
-    char* p = reinterpret_cast<char*>(base);
-    Imf::FrameBuffer fb;
-    fb.insert("R", Imf::Slice::Make(Imf::FLOAT, p + 0 * sizeof(float), dw, xs, ys));
-    fb.insert("G", Imf::Slice::Make(Imf::FLOAT, p + 1 * sizeof(float), dw, xs, ys));
-    fb.insert("B", Imf::Slice::Make(Imf::FLOAT, p + 2 * sizeof(float), dw, xs, ys));
-    return fb;
-}
-
-// Part 0's header and the version field, read without constructing an input file (which would size
-// its tables from the header). The caller has made sure (read_image_size) that the header's
-// attribute sizes are sane, so reading it allocates nothing absurd.
-Imf::Header read_header(const std::string& path, int* version) {
-    Imf::StdIFStream is(path.c_str());
-    char start[8] = {};
-    is.read(start, 8);
-    *version = 0;
-    for (int i = 3; i >= 0; --i) *version = (*version << 8) | static_cast<unsigned char>(start[4 + i]);
-    Imf::Header header;
-    header.readFrom(is, *version);
-    return header;
-}
-
 std::vector<CubeMap> read_chain(const std::string& path, SpecularChainInfo* info) {
     if (lower_extension(path) != ".exr")
         input_error(path, "not an .exr file (a specular chain is a tiled, mip-mapped OpenEXR file)");
@@ -146,7 +123,7 @@ std::vector<CubeMap> read_chain(const std::string& path, SpecularChainInfo* info
         input_error(path, "not a readable OpenEXR file");
     }
     int version = 0;
-    const Imf::Header header = read_header(path, &version);
+    const Imf::Header header = read_exr_header(path, &version);
     if (Imf::isMultiPart(version)) input_error(path, "a multi-part OpenEXR file; a specular chain is a single-part tiled file");
     if (!Imf::isTiled(version) || !header.hasTileDescription())
         input_error(path, "a scanline OpenEXR file; a specular chain is a tiled file with mipmap levels");
@@ -224,7 +201,7 @@ std::vector<CubeMap> read_chain(const std::string& path, SpecularChainInfo* info
     for (int l = 0; l < file_levels; ++l) {
         const Imath::Box2i ldw = file.dataWindowForLevel(l);
         Image strip(file.levelWidth(l), file.levelHeight(l));
-        file.setFrameBuffer(rgb_frame_buffer(strip.rgb.data(), ldw));
+        file.setFrameBuffer(interleaved_rgb(Imf::FLOAT, reinterpret_cast<char*>(strip.rgb.data()), sizeof(float), ldw));
         try {
             file.readTiles(0, file.numXTiles(l) - 1, 0, file.numYTiles(l) - 1, l);
         } catch (const std::exception& e) {
@@ -293,7 +270,8 @@ void write_specular_exr(const std::string& path, const std::vector<CubeMap>& lev
                     else img = l == cube_levels ? &extra_1x3 : &extra_1x1;
                     if (img->width != file.levelWidth(l) || img->height != file.levelHeight(l))
                         throw OutputError(path + ": internal error: level " + std::to_string(l) + " size mismatch");
-                    file.setFrameBuffer(rgb_frame_buffer(const_cast<float*>(img->rgb.data()), file.dataWindowForLevel(l)));
+                    file.setFrameBuffer(interleaved_rgb(Imf::FLOAT, reinterpret_cast<char*>(const_cast<float*>(img->rgb.data())), sizeof(float),
+                                                           file.dataWindowForLevel(l)));
                     file.writeTiles(0, file.numXTiles(l) - 1, 0, file.numYTiles(l) - 1, l);
                 }
             }

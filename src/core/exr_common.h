@@ -1,0 +1,22 @@
+#pragma once
+// OpenEXR pieces shared by image_io.cpp and specular_io.cpp. Core-internal: it exposes OpenEXR's
+// types, which the rest of the tool does not see.
+#include <cstddef>
+#include <string>
+
+#include <OpenEXR/ImfFrameBuffer.h>
+#include <OpenEXR/ImfHeader.h>
+
+namespace bake {
+
+// Part 0's header, read without constructing an input file (which would size its offset tables
+// and buffers from the data window), so that absurd sizes are refused before any allocation: the
+// magic number, the version, every attribute's declared size against the file's, and deep data
+// are checked first. Throws InputError("<path>: <problem>"). `version`: the file's version field.
+Imf::Header read_exr_header(const std::string& path, int* version = nullptr);
+
+// R, G, B slices of `type` interleaved in `base` (`channel_bytes` apart, 3 to a texel), for reading
+// or writing the data window `dw` straight from it.
+Imf::FrameBuffer interleaved_rgb(Imf::PixelType type, char* base, std::size_t channel_bytes, const Imath::Box2i& dw);
+
+}  // namespace bake
