@@ -11,20 +11,9 @@
 #include "image_io.h"
 #include "layout.h"
 #include "preview_image.h"
+#include "png_reader.h"
 #include "test_support.h"
 
-#define STB_IMAGE_IMPLEMENTATION
-#define STB_IMAGE_STATIC  // private copy: the core embeds its own stb_image
-#define STBI_ONLY_PNG
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
-#include <stb_image.h>
-#pragma GCC diagnostic pop
 
 using namespace bake;
 using namespace bake::test;
@@ -41,14 +30,14 @@ struct Png {
 };
 
 Png decode(const std::string& path) {
-    int w = 0, h = 0, n = 0;
-    unsigned char* data = stbi_load(path.c_str(), &w, &h, &n, 3);
-    REQUIRE(data != nullptr);
+    const std::optional<PngPixels> px = read_png(path);
+    REQUIRE(px.has_value());
+    REQUIRE(px->channels == 3);
+    REQUIRE_FALSE(px->sixteen_bit);
     Png p;
-    p.width = w;
-    p.height = h;
-    p.rgb.assign(data, data + static_cast<size_t>(w) * h * 3);
-    stbi_image_free(data);
+    p.width = px->width;
+    p.height = px->height;
+    p.rgb.assign(px->values.begin(), px->values.end());
     return p;
 }
 

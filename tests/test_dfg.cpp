@@ -24,20 +24,9 @@
 #include "ggx.h"
 #include "image_io.h"
 #include "parallel.h"
+#include "png_reader.h"
 #include "test_support.h"
 
-#define STB_IMAGE_IMPLEMENTATION
-#define STB_IMAGE_STATIC  // private copy: the reader the PNG is checked with, independent of libpng
-#define STBI_ONLY_PNG
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
-#include <stb_image.h>
-#pragma GCC diagnostic pop
 
 using namespace bake;
 using bake::test::scratch;
@@ -313,12 +302,12 @@ TEST_CASE("dfg: the table as EXR (exact) and as 16-bit PNG (to the nearest of 65
     png_input.at(0, 1)[0] = 0.25f;  // 16383.75 rounds up
     const std::string png = dir + "/dfg.png";
     write_dfg_png16(png, png_input);
-    REQUIRE(stbi_is_16_bit(png.c_str()));
-    int w = 0, h = 0, channels = 0;
-    stbi_us* pixels = stbi_load_16(png.c_str(), &w, &h, &channels, 0);
-    REQUIRE(pixels != nullptr);
-    CHECK(channels == 3);
-    REQUIRE((w == 32 && h == 32));
+    const std::optional<test::PngPixels> read = test::read_png(png);
+    REQUIRE(read.has_value());
+    REQUIRE(read->sixteen_bit);
+    CHECK(read->channels == 3);
+    REQUIRE((read->width == 32 && read->height == 32));
+    const std::vector<std::uint16_t>& pixels = read->values;
     CHECK(pixels[0] == 0);
     CHECK(pixels[1] == 65535);
     CHECK(pixels[2] == 0);
@@ -326,7 +315,6 @@ TEST_CASE("dfg: the table as EXR (exact) and as 16-bit PNG (to the nearest of 65
     double worst = 0;
     for (std::size_t i = 4; i < table.rgb.size(); ++i)  // row 0 is the file's first row, as in the table
         worst = std::max(worst, std::fabs(pixels[i] / 65535.0 - static_cast<double>(png_input.rgb[i])));
-    stbi_image_free(pixels);
     CHECK(worst <= 0.5 / 65535 + 1e-9);
 }
 
