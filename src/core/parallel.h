@@ -11,8 +11,8 @@ inline int resolve_threads(int threads, long long items) {
     return static_cast<int>(std::max(1LL, std::min<long long>(threads, items)));
 }
 
-// parallel_for's shared part: fn(i) for i in [0, count) on at most `threads` threads of oneTBB.
-void parallel_for_tbb(int count, int threads, const std::function<void(int)>& fn);
+// parallel_for without its template: fn(i) for i in [0, count) on at most `threads` threads of oneTBB.
+void parallel_for_erased(int count, int threads, const std::function<void(int)>& fn);
 
 // Runs fn(i) for every i in [0, count) on at most `threads` threads, the caller's among them.
 // oneTBB schedules it (work stealing balances uneven items; its worker threads are kept between
@@ -26,7 +26,7 @@ void parallel_for(int count, int threads, const Fn& fn) {
         for (int i = 0; i < count; ++i) fn(i);
         return;
     }
-    parallel_for_tbb(count, threads, std::function<void(int)>(std::cref(fn)));
+    parallel_for_erased(count, threads, std::function<void(int)>(std::cref(fn)));
 }
 
 }  // namespace bake
