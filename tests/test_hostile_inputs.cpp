@@ -524,6 +524,29 @@ TEST_CASE("hostile: inputs that are not regular files or are missing", "[hostile
     check_refused(run_cli(s.dir + "/f_{face}.exr" + out), kExitInput, s.dir + "/f_pz.exr: face +Z is 2x1, not square", s.out);
 }
 
+// Issue 18 #2: with a GPU in reach, the first input's header was read (to size the upload buffers
+// while it decodes) before any check that it is a regular file, so a FIFO hung every path but
+// --device cpu. `timeout` turns such a hang into exit 124.
+TEST_CASE("hostile: a FIFO input is refused on every device and inside a batch", "[hostile]") {
+    const Scratch s("fifo");
+    for (const char* name : {"pipe.exr", "pipe.hdr"}) {
+        const std::string fifo = s.dir + "/" + name;
+        REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+        for (const char* device : {"auto", "gpu", "cpu"}) {
+            INFO(name << " --device " << device);
+            check_refused(run_cli(fifo + " -o " + s.out + "/l.json --device " + device, "timeout 60"), kExitInput,
+                          fifo + ": not a regular file", s.out);
+        }
+        // In a batch the FIFO fails alone and the next input is baked.
+        const CliResult r = run_cli(fifo + " " + kSample + " --out-dir " + s.out + " --name '{stem}.json'", "timeout 60");
+        INFO("stderr: " << r.err);
+        CHECK(r.exit_code == kExitInput);
+        CHECK(r.err.find(fifo + ": not a regular file") != std::string::npos);
+        CHECK(file_exists(s.out + "/sample_sky.json"));
+        fs::remove(s.out + "/sample_sky.json");
+    }
+}
+
 TEST_CASE("hostile: outputs that cannot be written leave nothing behind", "[hostile]") {
     const Scratch s("outputs");
     const std::string in = s.dir + "/in.exr";

@@ -522,6 +522,9 @@ LoadedImage load_image_packed(const std::string& path, std::uint64_t max_pixels)
 }
 
 std::optional<std::pair<int, int>> read_image_size(const std::string& path) {
+    // Only regular files: opening a FIFO blocks until a writer comes (the loader says what it is).
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
     try {
         const std::string ext = lower_extension(path);
         if (ext == ".exr") {

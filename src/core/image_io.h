@@ -35,7 +35,8 @@ LoadedImage load_image(const std::string& path, std::uint64_t max_pixels = kDefa
 LoadedImage load_image_packed(const std::string& path, std::uint64_t max_pixels = kDefaultMaxPixels);
 
 // The width and height a .hdr or .exr header states, without decoding anything; nullopt for any
-// file that is not one (the loaders then say what is wrong). For work that can start early.
+// file that is not one or not a regular file (the loaders then say what is wrong; a FIFO is never
+// opened). For work that can start early.
 std::optional<std::pair<int, int>> read_image_size(const std::string& path);
 
 // The file name's last extension, lower case, with its dot (".exr"); "" when there is none.
