@@ -182,9 +182,12 @@ TEST_CASE("cli: usage errors give exit 2", "[cli][errors]") {
 
 TEST_CASE("cli: output errors give exit 4 and leave no file behind", "[cli][errors]") {
     const std::string dir = scratch("cli_output_errors");
-    CliResult r = run_cli(kSample + " -o " + dir + "/no/such/folder/out.exr --device cpu");
+    // A regular file where a folder of the output should be: no folder can be made there.
+    std::ofstream(dir + "/plain") << "x";
+    CliResult r = run_cli(kSample + " -o " + dir + "/plain/folder/out.exr --device cpu");
     CHECK(r.exit_code == kExitOutput);
-    check_one_error_line(r, dir + "/no/such/folder/out.exr");
+    check_one_error_line(r, dir + "/plain/folder/out.exr");
+    fs::remove(dir + "/plain");
     // The output path is an existing directory.
     fs::create_directories(dir + "/taken.json");
     r = run_cli(kSample + " -o " + dir + "/taken.json --device cpu");
@@ -230,10 +233,24 @@ TEST_CASE("cli: outputs are overwritten by default, --no-clobber refuses and kee
 
 TEST_CASE("cli: one unwritable output refuses the whole run before any work: no other output written", "[cli][errors]") {
     const std::string dir = scratch("cli_partial");
-    const CliResult r = run_cli(kSample + " -o " + dir + "/good.json -o " + dir + "/missing/irr.exr --device cpu");
+    std::ofstream(dir + "/plain") << "x";
+    const CliResult r = run_cli(kSample + " -o " + dir + "/good.json -o " + dir + "/plain/irr.exr --device cpu");
     CHECK(r.exit_code == kExitOutput);
-    check_one_error_line(r, dir + "/missing/irr.exr");
+    check_one_error_line(r, dir + "/plain/irr.exr");
     CHECK_FALSE(file_exists(dir + "/good.json"));
+}
+
+// Issue 18 #18: -o refused a missing folder while --out-dir made nested ones; both make them now.
+TEST_CASE("cli: missing output folders are made, for -o as for --out-dir and the other outputs", "[cli]") {
+    const std::string dir = scratch("cli_mkdir");
+    const CliResult r = run_cli(kSample + " -o " + dir + "/a/b/irr.exr -o " + dir + "/c/irr.json --preview " + dir +
+                                "/d/e/p.png --report " + dir + "/f/r.json --device cpu --size 4");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    for (const char* f : {"/a/b/irr.exr", "/c/irr.json", "/d/e/p.png", "/f/r.json"}) CHECK(file_exists(dir + f));
+    const CliResult batch = run_cli(kSample + " --out-dir " + dir + "/g/h --name '{stem}.json' --device cpu");
+    CHECK(batch.exit_code == 0);
+    CHECK(file_exists(dir + "/g/h/sample_sky.json"));
 }
 
 TEST_CASE("cli: --device gpu really runs on the GPU path: the JSON names it and its renderer", "[cli][gpu]") {

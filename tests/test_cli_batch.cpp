@@ -54,7 +54,7 @@ std::string make_corrupt(const std::string& dir) {
 
 // Runs the binary with stderr on a pseudo-terminal (stdout to /dev/null); returns what the
 // terminal received.
-std::string run_with_tty_stderr(const std::string& args) {
+std::string run_with_tty_stderr(const std::string& args, const std::string& env = "") {
     int master = -1, slave = -1;
     REQUIRE(openpty(&master, &slave, nullptr, nullptr, nullptr) == 0);
     const pid_t pid = fork();
@@ -65,7 +65,7 @@ std::string run_with_tty_stderr(const std::string& args) {
         ::dup2(null, 0);
         ::dup2(null, 1);
         ::dup2(slave, 2);
-        const std::string cmd = std::string("exec ") + BAKE_CLI_PATH + " " + with_sh_warning_off(args);
+        const std::string cmd = env + " exec " + BAKE_CLI_PATH + " " + with_sh_warning_off(args);
         ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
         ::_exit(127);
     }
@@ -194,7 +194,7 @@ TEST_CASE("batch: --jobs decodes ahead on worker threads and changes no byte of 
 TEST_CASE("batch: one OpenGL context and one set of shaders serve every input", "[cli][batch][gpu]") {
     const std::string dir = scratch("batch_gl");
     const CliResult r = run_cli(kSample + " " + kSky + " " + kWarehouse + " --out-dir " + dir +
-                                " --name '{stem}.json' --device gpu --verbose -q --report " + dir + "/r.json");
+                                " --name '{stem}.json' --device gpu --verbose --report " + dir + "/r.json");
     if (r.exit_code == kExitGpuUnavailable && std::getenv("BAKE_ALLOW_NO_GL")) {
         WARN("no OpenGL 4.3 context: " << r.err);
         return;
@@ -261,27 +261,46 @@ TEST_CASE("batch: {face} inputs and name placeholders", "[cli][batch]") {
     CHECK(read_json(dir + "/out/1-cube.json")["input"]["files"].size() == 6);
 }
 
+// Issue 18 #14: progress was shown for batches and files over 32 MB only, as stage names. Now any
+// stage that runs longer than a second shows, with percent and time left where the stage knows
+// its size. BAKE_TEST_PROGRESS_DELAY_MS=0 (a test hook) shows every stage at once.
 TEST_CASE("progress: stage lines on a terminal only, never with --quiet or when redirected", "[cli][batch]") {
     const std::string dir = scratch("batch_progress");
+    const std::string now = "BAKE_TEST_PROGRESS_DELAY_MS=0";
     const std::string args = kSample + " " + kSky + " --out-dir " + dir + " --device cpu";
-    const std::string tty = run_with_tty_stderr(args);
+    const std::string tty = run_with_tty_stderr(args, now);
     INFO(tty);
-    CHECK(tty.find("\r\033[K[1/2] " + kSample + ": load...") != std::string::npos);
-    CHECK(tty.find("[2/2] " + kSky + ": project (cpu)...") != std::string::npos);
-    CHECK(tty.find("[2/2] " + kSky + ": write...") != std::string::npos);
+    CHECK(tty.find("\r\033[K[1/2] " + kSample + ": load") != std::string::npos);
+    CHECK(tty.find("[2/2] " + kSky + ": project (cpu)") != std::string::npos);
+    CHECK(tty.find("[2/2] " + kSky + ": write") != std::string::npos);
     // The line is erased at the end: the last thing on the terminal is the erase sequence.
     CHECK(tty.size() >= 4);
     CHECK(tty.substr(tty.size() - 4) == "\r\033[K");
-    // --quiet on a terminal: nothing.
-    CHECK(run_with_tty_stderr(args + " --quiet").empty());
+    // A single small input too, whatever its file size.
+    CHECK(run_with_tty_stderr(kSample + " -o " + dir + "/one.json --device cpu", now).find("[1/1] " + kSample + ": load") !=
+          std::string::npos);
+    // Without the hook, stages shorter than a second show nothing.
+    CHECK(run_with_tty_stderr(kSample + " -o " + dir + "/one.json --device cpu").empty());
+    // --quiet and --progress never on a terminal: nothing.
+    CHECK(run_with_tty_stderr(args + " --quiet", now).empty());
+    const std::string never = run_with_tty_stderr(args + " --progress never", now);
+    CHECK(never.find('\033') == std::string::npos);  // (the warnings still come)
+    CHECK(never.find("[1/2]") == std::string::npos);
     // Redirected stderr: no progress, no control characters at all.
-    const CliResult r = run_cli(args);
+    const CliResult r = run_cli(args, now);
     CHECK(r.exit_code == 0);
     CHECK(r.err.find('\r') == std::string::npos);
     CHECK(r.err.find('\033') == std::string::npos);
     CHECK(r.out.find('\033') == std::string::npos);
-    // A single small input gets no progress line even on a terminal.
-    CHECK(run_with_tty_stderr(kSample + " -o " + dir + "/one.json --device cpu").empty());
+    // --progress always to a log: plain lines, and a stage that knows its size (the CPU specular
+    // chain, about 2 s here) gives its percent and the time left.
+    const CliResult log = run_cli(kSample + " --specular " + dir + "/s.exr --specular-size 64 --device cpu --progress always", now);
+    INFO(log.err);
+    CHECK(log.exit_code == 0);
+    CHECK(log.err.find('\r') == std::string::npos);
+    CHECK(log.err.find('\033') == std::string::npos);
+    CHECK(log.err.find("[1/1] " + kSample + ": load") != std::string::npos);
+    CHECK(std::regex_search(log.err, std::regex(": specular [0-9]+%, [0-9.]+ s left \\([0-9.]+ s\\)\n")));
 }
 
 TEST_CASE("timings: --timings prints every stage that ran, per input", "[cli][batch]") {

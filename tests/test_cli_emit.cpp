@@ -212,6 +212,7 @@ TEST_CASE("emit: the HLSL function compiles as an HLSL compute shader (glslang, 
 
 TEST_CASE("emit: an unwritable snippet is exit 4, one line naming it", "[cli][emit][errors]") {
     const std::string dir = scratch("emit_error");
+    std::ofstream(dir + "/no") << "a file, not a folder";
     const CliResult r = run_cli(kSample + " --emit glsl " + dir + "/no/dir/s.glsl --device cpu");
     CHECK(r.exit_code == kExitOutput);
     CHECK(line_count(r.err) == 1);

@@ -173,10 +173,12 @@ TEST_CASE("preview: constant radiance gives one grey everywhere, automatic expos
 
 TEST_CASE("preview: an unwritable preview is exit 4, one line, nothing left behind", "[cli][preview][errors]") {
     const std::string dir = scratch("preview_error");
+    std::ofstream(dir + "/missing") << "a file, not a folder";
     CliResult r = run_cli(kSample + " --preview " + dir + "/missing/p.png --device cpu");
     CHECK(r.exit_code == kExitOutput);
     CHECK(line_count(r.err) == 1);
     CHECK(r.err.find(dir + "/missing/p.png") != std::string::npos);
+    fs::remove(dir + "/missing");
     fs::create_directories(dir + "/taken.png");
     r = run_cli(kSample + " --preview " + dir + "/taken.png --device cpu");
     CHECK(r.exit_code == kExitOutput);

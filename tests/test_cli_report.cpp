@@ -230,6 +230,7 @@ TEST_CASE("report: a batch with a failure, a golden, a preview and snippets is v
 TEST_CASE("report: a report that cannot be written is exit 4 before any work, and nothing is written", "[cli][report]") {
     // Like every output, the report's folder is checked first: no bake is thrown away at the end.
     const std::string dir = scratch("report_unwritable");
+    std::ofstream(dir + "/no") << "a file, not a folder";
     const CliResult r = run_cli(kSample + " -o " + dir + "/a.json --device cpu --report " + dir + "/no/such/r.json");
     CHECK(r.exit_code == kExitOutput);
     CHECK(line_count(r.err) == 1);
@@ -253,4 +254,62 @@ TEST_CASE("report: written even when the demanded GPU is missing, every input fa
         CHECK(f["exit_code"] == kExitGpuUnavailable);
         CHECK(f["error"].get<std::string>().find("GPU path failed") != std::string::npos);
     }
+}
+
+// Issue 18: a run refused before baking wrote no report, so a pipeline reading it found nothing.
+// Now every run whose options parse writes one, with the error line in it (valid against the schema).
+TEST_CASE("report: written for a run refused before baking, with its error", "[cli][report]") {
+    const std::string dir = scratch("report_refused");
+    std::ofstream(dir + "/plain") << "a file where a folder should be";
+    struct Case {
+        std::string args;
+        int code;
+        std::string mention;
+    };
+    const Case cases[] = {
+        // An output folder that cannot be made.
+        {kSample + " -o " + dir + "/plain/x.json --device cpu", kExitOutput, dir + "/plain/x.json"},
+        // Usage errors found after parsing: an option without effect, a name clash.
+        {kSample + " -o " + dir + "/x.json --tolerance 1e-3 --device cpu", kExitUsage, "--tolerance: has no effect"},
+        {kSample + " " + kWarehouse + " --out-dir " + dir + " --name fixed.json --device cpu", kExitUsage,
+         "same file for every input"},
+        // --dfg alone with an option that needs an input.
+        {"--dfg " + dir + "/d.png --golden " + dir + "/missing.json", kExitUsage, "--golden: has no effect without an input"},
+    };
+    for (const Case& c : cases) {
+        fs::remove(dir + "/r.json");
+        const CliResult r = run_cli(c.args + " --report " + dir + "/r.json");
+        INFO(c.args << "\n" << r.err);
+        CHECK(r.exit_code == c.code);
+        CHECK(line_count(r.err) == 1);
+        REQUIRE(file_exists(dir + "/r.json"));
+        require_valid(dir + "/r.json");
+        const json rep = read_json(dir + "/r.json");
+        CHECK(rep["exit_code"] == c.code);
+        CHECK(rep["error"].get<std::string>().find(c.mention) != std::string::npos);
+        for (const json& f : rep["files"]) {
+            CHECK(f["status"] == "failed");
+            CHECK(f["exit_code"] == c.code);
+        }
+    }
+    // When the report itself is the problem (it would overwrite an input), it is not written.
+    fs::copy_file(kSample, dir + "/in.hdr");
+    const std::string before = slurp(dir + "/in.hdr");
+    const CliResult r = run_cli(dir + "/in.hdr -o " + dir + "/y.json --device cpu --report " + dir + "/in.hdr");
+    CHECK(r.exit_code == kExitUsage);
+    CHECK(slurp(dir + "/in.hdr") == before);
+}
+
+// Issue 18 #7: `--dfg d.png --report r.json` exited 0 and wrote no report.
+TEST_CASE("report: --dfg alone writes its report, the table among the run's outputs", "[cli][report][dfg]") {
+    const std::string dir = scratch("report_dfg");
+    const CliResult r = run_cli("--dfg " + dir + "/d.png --dfg-size 8 --report " + dir + "/r.json");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    REQUIRE(file_exists(dir + "/r.json"));
+    require_valid(dir + "/r.json");
+    const json rep = read_json(dir + "/r.json");
+    CHECK(rep["outputs"] == json::array({dir + "/d.png"}));
+    CHECK(rep["files"].empty());
+    CHECK(rep["error"].is_null());
 }

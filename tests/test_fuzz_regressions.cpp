@@ -50,7 +50,8 @@ TEST_CASE("fuzz regression: a number beyond double's range in a coefficients JSO
     require_one_line_input_error(write_file("overflow_negative.json", "{\"radiance\": [[0, -1e400, 0]]}"));
     // Not errors of that kind: underflow becomes 0, an integer beyond 64 bits becomes a double.
     const bake::CoefficientsDocument doc = bake::read_coefficients_json(
-        write_file("edge_numbers.json", "{\"radiance\": [[1e-400, 18446744073709551616, -9223372036854775809]]}"));
+        write_file("edge_numbers.json", "{\"radiance\": [[1e-400, 18446744073709551616, -9223372036854775809]], "
+                                        "\"irradiance\": [[0, 0, 0]]}"));
     CHECK(doc.radiance.rgb[0][0] == 0.0);
     CHECK(doc.radiance.rgb[0][1] == 18446744073709551616.0);
     CHECK(doc.radiance.rgb[0][2] == -9223372036854775808.0);

@@ -35,7 +35,7 @@ std::string fault(const char* what) { return std::string("BAKE_TEST_FAULT=") + w
 bool gpu_works() {
     static const CliResult probe = [] {
         const std::string dir = scratch("gpu_faults_probe");
-        return run_cli(kSample + " -o " + dir + "/p.json --device gpu --size 2");
+        return run_cli(kSample + " -o " + dir + "/p.json --device gpu");
     }();
     if (probe.exit_code == 0) return true;
     if (!std::getenv("BAKE_ALLOW_NO_GL")) FAIL("no working GPU path (set BAKE_ALLOW_NO_GL=1 to allow): " << probe.err);
@@ -84,8 +84,10 @@ TEST_CASE("gpu faults: no context: --device gpu and --compare exit 5 / auto fall
     check_gpu_failure(run_cli(kSample + outputs + " --device gpu", fault("context")),
                       "no OpenGL 4.3 context: forced by BAKE_TEST_FAULT=context", out);
     check_gpu_failure(run_cli(kSample + outputs + " --compare", fault("context")), "BAKE_TEST_FAULT=context", out);
-    check_gpu_failure(run_cli(kSample + outputs + " --device cpu --compare", fault("context")),
-                      "BAKE_TEST_FAULT=context", out);
+    // --compare checks the GPU against the CPU: with --device cpu it is a usage error, before any context.
+    const CliResult cpu_compare = run_cli(kSample + outputs + " --device cpu --compare", fault("context"));
+    CHECK(cpu_compare.exit_code == kExitUsage);
+    CHECK(cpu_compare.err.find("--compare: checks the GPU path against the CPU path") != std::string::npos);
 
     // auto: one notice line, exit 0, and exactly what --device cpu writes.
     CliResult r = run_cli(kSample + outputs + " --device auto", fault("context"));

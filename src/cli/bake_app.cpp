@@ -36,6 +36,7 @@
 #include "gpu_exact_irradiance.h"
 #include "gpu_irradiance_cells.h"
 #include "gpu_specular.h"
+#include "options.h"
 #include "output_names.h"
 #include "preview_image.h"
 #include "progress.h"
@@ -60,122 +61,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kTool = "bake-irradiance";
 
-// Inputs of at least this many bytes get a progress line on a terminal even when alone.
-constexpr std::uintmax_t kLargeInputBytes = 32u << 20;
-
-struct Options {
-    std::vector<std::string> inputs;
-    std::vector<std::string> faces;
-    std::vector<std::string> outputs;
-    std::string out_dir;
-    std::vector<std::string> names;
-    int order = 3;
-    int size = 32;
-    std::string irradiance = "sh";
-    std::string window = "none";
-    double window_cutoff = 0;
-    double warn_error = 0.05;
-    std::string layout;
-    std::string output_layout = "cube";
-    std::string device = "auto";
-    std::string gl = "auto";
-    bool compare = false;
-    double tolerance = 1e-5;
-    std::optional<double> abs_tolerance;
-    bool tolerance_given = false;
-    std::string golden;
-    std::string report;
-    std::string preview;
-    int preview_width = 512;
-    double preview_exposure = 0;
-    std::vector<std::pair<std::string, std::string>> emits;
-    std::string specular;
-    int specular_size = 256;
-    int specular_samples = 1024;
-    std::string dfg;
-    int dfg_size = 128;
-    int jobs = 2;  // 20 x 4096x2048 .hdr on the GPU machine: 27 maps/s with 0, 50 with 2, 58 with 4
-    bool fail_fast = false;
-    bool timings = false;
-    bool no_clobber = false;
-    bool clamp_negative = false;
-    bool replace_nonfinite = false;
-    std::uint64_t max_pixels = kDefaultMaxPixels;
-    int threads = 0;
-    bool verbose = false;
-    bool quiet = false;
-};
-
-const char* kFooter = R"(Examples:
-  bake-irradiance sky.exr -o sky_irr.exr                 irradiance cube map (6 faces 32x32, vertical strip)
-  bake-irradiance sky.hdr -o sky.json --order 5          25 SH coefficients as JSON
-  bake-irradiance sky.exr -o irr.exr -o irr.json --output-layout equirect --size 64
-  bake-irradiance --faces px.exr nx.exr py.exr ny.exr pz.exr nz.exr -o irr.exr
-  bake-irradiance cube_{face}.hdr -o irr.exr             {face} expands to px nx py ny pz nz
-  bake-irradiance sky.exr -o irr.json --device gpu --compare --tolerance 1e-5
-  bake-irradiance sky.exr --golden golden/sky.json       CI check against a stored result (exit 7 if off)
-  bake-irradiance maps/*.exr --out-dir out --name '{stem}_irr.exr' --name '{stem}.json' --jobs 2 --report report.json
-  bake-irradiance sky.exr -o irr.json --preview sky.png --emit glsl sky_irr.glsl
-  bake-irradiance sky.exr -o irr.exr --specular sky_spec.exr --dfg dfg.png    both halves of IBL
-  bake-irradiance --dfg dfg.exr --dfg-size 64                                  the DFG table alone
-
-Outputs: the type follows the extension: .exr (irradiance map, float RGB, OpenEXR envmap attribute
-set) or .json (coefficients and their convention). Each is written to a temporary file and renamed.
-
-Specular: --specular FILE.exr writes the environment prefiltered with GGX (alpha = roughness^2) as a
-cube map with a full mip chain, base --specular-size (a power of two), level i for perceptual
-roughness i/(levels-1), N = V = R: one tiled mip-mapped EXR (envmap=cube, each level a vertical
-strip like the irradiance cube; two extra 1x3 and 1x1 levels close OpenEXR's chain), or one EXR a
-level when the name holds {level}. --dfg FILE.exr|.png writes the split-sum table: u = N.V,
-v = roughness (row 0 first), R = scale and G = bias of F0, B = their sum (energy compensation).
-
-Batch: several inputs (or --out-dir/--name) bake each input in turn with one OpenGL context.
---name patterns (default '{stem}_irr.exr') name each input's outputs inside --out-dir (default .):
-{stem} file name without folder and extension, {name} file name, {index} position from 1.
---golden, --preview and --emit paths may use the same placeholders, and must with several inputs.
-A failing input does not stop the others (unless --fail-fast); stdout gets one line per input and
-a total; the exit code is that of the first input that failed (in command-line order), else 0.
---jobs N decodes up to N next inputs on worker threads while the current one is baked (up to N+1
-decoded images in memory; default 2, 0 decodes each input when its turn comes).
-
---compare runs the GPU and the double-precision CPU path and reports every coefficient. Its error
-measure is |GPU - CPU| divided by the Euclidean norm of the CPU's coefficient vector of that
-channel (R, G or B); the run fails if the largest exceeds --tolerance.
---golden compares radiance and irradiance coefficients with a coefficients JSON written by this
-tool, with the same relative measure (norm of the golden's channel vector) and --tolerance
-(default 1e-5); --abs-tolerance adds an absolute limit (given alone, it replaces the relative
-one). Outputs are still written, so a changed result can be inspected or become the new golden.
-
-Exit codes: 0 success, 1 internal error, 2 usage error, 3 input (or golden file) unreadable or
-invalid, 4 output could not be written, 5 GPU path demanded (--device gpu, --compare) but
-unavailable or failed, 6 --compare difference beyond tolerance, 7 --golden difference beyond
-tolerance. Batch: the code of the first input that failed.
-Conventions (SH basis, axes, layouts): docs/CONVENTION.md; also stated inside every JSON.)";
-
-// NaN passes CLI11's PositiveNumber (NaN <= 0 is false) and would make every comparison fail.
-CLI::Validator finite_number() {
-    return CLI::Validator(
-        [](std::string& text) {
-            char* end = nullptr;
-            const double v = std::strtod(text.c_str(), &end);
-            return (end && *end == '\0' && std::isfinite(v)) ? std::string() : "must be a finite number";
-        },
-        "FINITE");
-}
-
-// A whole number of at most 19 digits: plain digits, no sign, exponent or overflow (which CLI11 would
-// otherwise saturate to "no limit").
-CLI::Validator pixel_count() {
-    return CLI::Validator(
-        [](std::string& text) {
-            const bool digits = !text.empty() && text.size() <= 19 &&
-                                text.find_first_not_of("0123456789") == std::string::npos;
-            if (!digits || std::stoull(text) == 0) return std::string("must be a whole number from 1 to 9999999999999999999");
-            return std::string();
-        },
-        "PIXELS");
-}
-
 bool is_finite(const Projection& p) {
     for (const Rgb& c : p.radiance.rgb)
         for (double v : c)
@@ -198,6 +83,43 @@ std::string fmt_ms(double ms) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f ms", ms);
     return buf;
+}
+
+// Ringing: where the unwindowed SH irradiance is negative (beyond rounding), the channel where it
+// is worst as "negative in some directions (min -0.16 in B, 4.2% of its mean)"; "" where it is not.
+// `ratio` gets min / mean of that channel.
+std::string negative_irradiance_clause(const ShWindowChoice& window, const ShCoefficients& irradiance, double& ratio) {
+    constexpr double kY00 = 0.282094791773878;
+    ratio = 0;
+    if (window.kind != ShWindowKind::None || window.nonnegative) return "";
+    int worst = -1;
+    for (int ch = 0; ch < 3; ++ch) {
+        const double mean = irradiance.rgb[0][ch] * kY00;
+        const double r = mean > 0 ? window.min_irradiance_after[ch] / mean : 0;
+        if (r < ratio) {
+            worst = ch;
+            ratio = r;
+        }
+    }
+    if (worst < 0) return "";
+    char text[160];
+    std::snprintf(text, sizeof text, "negative in some directions (min %.3g in %s, %.1f%% of its mean: ringing)",
+                  window.min_irradiance_after[worst], channel_name(worst), -100 * ratio);
+    return text;
+}
+
+// The SH quality warning of one input, or "": its mean error beyond --warn-error X (sh_error.h),
+// and negative irradiance, which a shader shows as black or a colour shift: named in the same
+// line when the error is reported, alone when it is deeper than X times the mean.
+std::string sh_quality_warning(const IrradianceAnalysis& analysis, const ShCoefficients& irradiance, int order, double limit) {
+    double ratio = 0;
+    const std::string negative = negative_irradiance_clause(analysis.window, irradiance, ratio);
+    const std::string error = sh_error_warning(analysis.sh_error, order, limit);
+    const std::string fix = "; --window auto makes it non-negative";
+    if (!error.empty()) return negative.empty() ? error : error + "; it is " + negative + fix;
+    if (!negative.empty() && ratio < -limit)
+        return "the order-" + std::to_string(order) + " SH irradiance is " + negative + fix;
+    return "";
 }
 
 // One input and everything it produces.
@@ -248,23 +170,42 @@ Projection truncate_order(const Projection& p, int order) {
     return out;
 }
 
+// The exit code and error line of an exception that ends a run (or an input).
+std::pair<int, std::string> refusal(const std::exception& e) {
+    if (dynamic_cast<const CLI::ValidationError*>(&e)) return {kExitUsage, one_line(e.what()) + " (see --help)"};
+    if (dynamic_cast<const InputError*>(&e)) return {kExitInput, one_line(e.what())};
+    if (dynamic_cast<const OutputError*>(&e)) return {kExitOutput, one_line(e.what())};
+    if (dynamic_cast<const GpuError*>(&e)) return {kExitGpuUnavailable, "GPU path failed: " + one_line(e.what())};
+    if (dynamic_cast<const std::bad_alloc*>(&e)) return {kExitFailure, "out of memory"};
+    return {kExitFailure, "internal error: " + one_line(e.what())};
+}
+
+// What a path resolves to (links, "./", ".."), to tell when two spellings name one file.
+std::string path_key(const std::string& path) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(path, ec).lexically_normal();
+    const fs::path canonical = fs::weakly_canonical(absolute, ec);
+    return (ec ? absolute : canonical).string();
+}
+
 class App {
 public:
-    explicit App(const Options& o) : o_(o), progress_(false) {}
+    App(const Options& o, std::vector<std::string> warnings)
+        : o_(o), progress_(progress_mode(o)), run_warnings_(std::move(warnings)) {}
     int run();
 
 private:
-    void print_line(const std::string& line) {
-        progress_.clear();
-        std::cerr << kTool << ": " << line << "\n";
+    // Progress lines: asked for, or on a terminal (auto); never with --quiet.
+    static Progress::Mode progress_mode(const Options& o) {
+        if (o.quiet || o.progress == "never") return Progress::Mode::Off;
+        if (::isatty(STDERR_FILENO)) return Progress::Mode::Terminal;
+        return o.progress == "always" ? Progress::Mode::Log : Progress::Mode::Off;
     }
-    void print_out(const std::string& line) {
-        progress_.clear();
-        std::printf("%s\n", line.c_str());
-        std::fflush(stdout);
-    }
+    void print_line(const std::string& line) { progress_.print(stderr, std::string(kTool) + ": " + one_line(line)); }
+    void print_out(const std::string& line) { progress_.print(stdout, line); }
 
     std::vector<Job> plan_jobs() const;
+    void prepare_output_folders(const std::vector<Job>& jobs) const;
     Loaded load(const Job& job, bool cells_on_gpu) const;
     AnalysisCells analysis_cells(const Job& job, const Environment& env, bool& use_gpu, GpuProjector*& projector);
     void open_gpu();
@@ -280,6 +221,8 @@ private:
     Progress progress_;
     bool batch_ = false;
     int job_count_ = 0;
+    int jobs_ahead_ = 0;  // inputs decoded ahead (--jobs, auto resolved)
+    std::vector<std::string> run_warnings_;
     std::optional<GpuPath> gpu_;
     GoldenTolerance golden_tol_;
 };
@@ -317,7 +260,7 @@ std::vector<Job> App::plan_jobs() const {
                 job.outputs.push_back(dir.empty() ? name : (fs::path(dir) / name).string());
             }
         } else {
-            job.outputs = o_.outputs;
+            for (const std::string& out : o_.outputs) job.outputs.push_back(expand(out, job.label, job.index, "--output"));
         }
         if (!o_.golden.empty()) job.golden = expand(o_.golden, job.label, job.index, "--golden");
         if (!o_.preview.empty()) job.preview = expand(o_.preview, job.label, job.index, "--preview");
@@ -329,12 +272,7 @@ std::vector<Job> App::plan_jobs() const {
     // Every file the run reads (inputs, their faces, goldens) and writes, compared by what they
     // resolve to (links, "./", ".."): an output written twice loses a result, and an output
     // that is also read would feed a later input (or the next run's golden check) our own output.
-    auto key = [](const std::string& path) {
-        std::error_code ec;
-        const fs::path absolute = fs::absolute(path, ec).lexically_normal();
-        const fs::path canonical = fs::weakly_canonical(absolute, ec);
-        return (ec ? absolute : canonical).string();
-    };
+    const auto key = path_key;
     std::map<std::string, std::string> read;  // key -> as given
     auto add_read = [&](const std::string& path) { read.emplace(key(path), path); };
     for (const std::string& f : o_.faces) add_read(f);
@@ -372,6 +310,47 @@ std::vector<Job> App::plan_jobs() const {
     if (!o_.dfg.empty()) add_written(o_.dfg, "--dfg", "--dfg");
     return jobs;
 }
+
+// Every output's folder, before any work: a file where a folder should be, or a folder where the
+// file should be, refuses the run having written nothing (and --no-clobber an existing output);
+// missing folders are then made, as mkdir -p would (for -o as for --out-dir).
+void App::prepare_output_folders(const std::vector<Job>& jobs) const {
+    std::vector<std::string> written;
+    for (const Job& job : jobs) {
+        written.insert(written.end(), job.outputs.begin(), job.outputs.end());
+        if (!job.preview.empty()) written.push_back(job.preview);
+        if (!job.specular.empty()) {
+            const int levels = has_level_placeholder(job.specular) ? specular_level_count(o_.specular_size) : 1;
+            for (int level = 0; level < levels; ++level) written.push_back(expand_level_placeholder(job.specular, level));
+        }
+        for (const auto& e : job.emits) written.push_back(e.second);
+    }
+    if (!o_.report.empty()) written.push_back(o_.report);
+    if (!o_.dfg.empty()) written.push_back(o_.dfg);
+    std::vector<fs::path> to_make;
+    // The nearest part of a folder that exists must be a folder; the rest is made.
+    auto check_folder = [&](const fs::path& folder, const std::string& out) {
+        std::error_code ec;
+        fs::path existing = folder;
+        while (!existing.empty() && !fs::exists(existing, ec)) existing = existing.parent_path();
+        if (!existing.empty() && !fs::is_directory(existing, ec))
+            throw OutputError(out + ": " + existing.string() + " is not a folder");
+        if (existing != folder) to_make.push_back(folder);
+    };
+    if (batch_ && !o_.out_dir.empty()) check_folder(o_.out_dir, o_.out_dir);
+    for (const std::string& out : written) {
+        std::error_code ec;
+        if (fs::is_directory(out, ec)) throw OutputError(out + ": is a folder");
+        if (o_.no_clobber && fs::exists(out, ec)) throw OutputError(out + ": exists (--no-clobber)");
+        check_folder(fs::path(out).has_parent_path() ? fs::path(out).parent_path() : fs::path("."), out);
+    }
+    for (const fs::path& folder : to_make) {
+        std::error_code ec;
+        fs::create_directories(folder, ec);
+        if (ec) throw OutputError(folder.string() + ": cannot create folder: " + ec.message());
+    }
+}
+
 
 // Loads the environment named by the job and applies the texel policy. Prints nothing: warnings
 // are returned (this runs on worker threads with --jobs).
@@ -481,8 +460,7 @@ void App::prepare_gpu(const Job& first) {
 void App::fall_back_to_cpu(const Job& job, const GpuError& e) {
     if (o_.device != "auto" || o_.compare) throw e;
     if (!o_.quiet)
-        print_line(std::string("notice: ") + (batch_ ? job.label + ": " : "") + "GPU path failed (" + e.what() +
-                   "); using the CPU path");
+        print_line(std::string("notice: ") + job.label + ": GPU path failed (" + e.what() + "); using the CPU path");
     gpu_.reset();
 }
 
@@ -619,7 +597,7 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
     else if (window_kind != ShWindowKind::None && !analysis.window.nonnegative)
         warnings.push_back("the irradiance stays negative in some directions with the " + o_.window +
                            " window; --window auto finds the mildest one that is not");
-    if (const std::string line = sh_error_warning(analysis.sh_error, o_.order, o_.warn_error); !line.empty())
+    if (const std::string line = sh_quality_warning(analysis, record.irradiance, o_.order, o_.warn_error); !line.empty())
         warnings.push_back(line);
     for (const std::string& w : warnings) {
         rep.warnings.push_back("warning: " + job.label + ": " + w);
@@ -629,6 +607,7 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
     // --compare's GPU exact map, written as the output's map (--compare runs on the GPU path only).
     std::optional<Image> compared_exact_map;
     double compared_exact_ms = 0;
+    std::optional<Mismatch> failed_compare;
     if (o_.compare) {
         progress_.stage(job.index, job_count_, job.label, "compare");
         const Projection gpu_result = use_gpu ? result : truncate_order(gpu_->projector->project(env, kProjectedOrder), o_.order);
@@ -673,7 +652,8 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
                 std::snprintf(line, sizeof line,
                               "compare: exact irradiance map differs by %.4e of its max, beyond tolerance %.4e", exact_rel,
                               o_.tolerance);
-            throw Mismatch{kExitCompareMismatch, (batch_ ? job.label + ": " : "") + line};
+            // Like a golden failure, the outputs are still written: the exit code says the check failed.
+            failed_compare = Mismatch{kExitCompareMismatch, job.label + ": " + line};
         }
     }
 
@@ -768,20 +748,19 @@ int App::bake(const Job& job, const std::function<Loaded()>& get_loaded, FileRep
     }
     rep.timings.write = ms_since(write_start);
 
+    std::optional<Mismatch> failed_golden;
     if (golden) {
         const GoldenCheck check = check_golden(job.golden, *golden, record, golden_tol_);
         rep.golden = golden_to_json(check, golden_tol_);
         const std::vector<std::string> lines = describe_golden(check, golden_tol_);
         if (!check.passed() || !o_.quiet)
             for (const std::string& line : lines) print_out("golden: " + line);
-        if (!check.window_difference.empty()) throw Mismatch{kExitGoldenMismatch, job.golden + ": " + check.window_difference};
-        if (!check.passed()) {
-            char line[200];
-            std::snprintf(line, sizeof line, ": %s differs: %zu of %d coefficient values beyond tolerance, max rel diff %.4e",
-                          job.label.c_str(), check.failures.size(), check.compared_values, check.max_rel_diff);
-            throw Mismatch{kExitGoldenMismatch, job.golden + line};
-        }
+        if (!check.passed())
+            failed_golden = Mismatch{kExitGoldenMismatch, job.golden + ": " + job.label + " fails: " + check.failure_reason()};
     }
+    // Both checks ran and every output is written; the first failure is the input's.
+    if (failed_compare) throw *failed_compare;
+    if (failed_golden) throw *failed_golden;
     return kExitOk;
 }
 
@@ -854,81 +833,91 @@ void print_timings(const FileReport& rep) {
     std::fflush(stdout);
 }
 
+// The DFG table depends on no input: written once, before the inputs.
+void write_dfg(const std::string& path, int size, int threads) {
+    const Image table = compute_dfg_table(size, threads);
+    if (ends_with_ci(path, ".png"))
+        write_dfg_png16(path, table);
+    else
+        write_exr(path, table, EnvmapHint::None);
+}
+
+// The report's frame: version and settings, before any input is baked.
+RunReport new_report(const Options& o, int jobs_ahead) {
+    RunReport report;
+    report.version = BAKE_VERSION;
+    const bool relative_in_force = o.tolerance_given || !o.abs_tolerance;
+    report.settings = {{"order", o.order},
+                       {"device", o.device},
+                       {"output_layout", o.output_layout},
+                       {"size", o.size},
+                       {"tolerance", (relative_in_force && !o.golden.empty()) || o.compare ? nlohmann::json(o.tolerance)
+                                                                                           : nlohmann::json(nullptr)},
+                       {"abs_tolerance", o.abs_tolerance ? nlohmann::json(*o.abs_tolerance) : nlohmann::json(nullptr)},
+                       {"jobs", jobs_ahead},
+                       {"fail_fast", o.fail_fast}};
+    return report;
+}
+
+// The inputs as the report lists them: the command line's, or the first face file.
+std::vector<std::string> input_labels(const Options& o) {
+    return o.faces.empty() ? o.inputs : std::vector<std::string>{o.faces[0]};
+}
+
+// A run refused before baking: every input failed with the run's error, which the report states too.
+void fail_every_input(RunReport& report, const Options& o, int code, const std::string& line) {
+    report.exit_code = code;
+    report.error = line;
+    report.files.clear();
+    const std::vector<std::string> labels = input_labels(o);
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        FileReport rep;
+        rep.index = static_cast<int>(i) + 1;
+        rep.input = labels[i];
+        rep.files = {labels[i]};
+        rep.order = o.order;
+        rep.status = "failed";
+        rep.exit_code = code;
+        rep.error = line;
+        report.files.push_back(std::move(rep));
+    }
+}
+
+// Writes the report of a run that stopped early, unless the report itself is the problem (the
+// error names --report: it would overwrite a file the run reads or writes), it would overwrite a
+// file the run reads, or one --no-clobber keeps. Best effort: the error line is out already.
+void write_report_of_refusal(const std::string& path, const Options& o, const RunReport& report) {
+    if (path.empty() || report.error.rfind("--report:", 0) == 0) return;
+    std::error_code ec;
+    if (o.no_clobber && fs::exists(path, ec)) return;
+    std::vector<std::string> read = o.faces;
+    for (const std::string& in : o.inputs) {
+        if (const auto faces = expand_face_pattern(in)) read.insert(read.end(), faces->begin(), faces->end());
+        else read.push_back(in);
+    }
+    if (!o.golden.empty()) read.push_back(o.golden);  // (a pattern's expansions are goldens of no report name)
+    for (const std::string& r : read)
+        if (path_key(r) == path_key(path)) return;
+    try {
+        write_run_report(path, report);
+    } catch (const OutputError&) {
+    }
+}
+
 int App::run() {
     const Clock::time_point t0 = Clock::now();
-    batch_ = o_.inputs.size() > 1 || !o_.out_dir.empty() || !o_.names.empty();
+    batch_ = o_.batch();
     golden_tol_.relative = o_.tolerance;
     golden_tol_.relative_in_force = o_.tolerance_given || !o_.abs_tolerance;
     golden_tol_.absolute_in_force = o_.abs_tolerance.has_value();
     golden_tol_.absolute = o_.abs_tolerance.value_or(0);
+    const bool gpu_wanted = o_.device != "cpu" || o_.compare;
+    jobs_ahead_ = o_.jobs >= 0 ? o_.jobs : o_.device == "cpu" ? 0 : 2;
 
-    const std::vector<Job> jobs = plan_jobs();  // usage errors surface before any work
-    job_count_ = static_cast<int>(jobs.size());
-
-    if (batch_ && !o_.out_dir.empty()) {
-        std::error_code ec;
-        fs::create_directories(o_.out_dir, ec);
-        if (ec) throw OutputError(o_.out_dir + ": cannot create folder: " + ec.message());
-    }
-    // Every output's place is checked before any work, so that a run refused for one output
-    // writes none of the others and costs nothing.
-    for (const Job& job : jobs) {
-        std::vector<std::string> written = job.outputs;
-        if (!job.preview.empty()) written.push_back(job.preview);
-        if (!job.specular.empty()) written.push_back(expand_level_placeholder(job.specular, 0));
-        for (const auto& e : job.emits) written.push_back(e.second);
-        if (!o_.report.empty()) written.push_back(o_.report);
-        if (!o_.dfg.empty()) written.push_back(o_.dfg);
-        for (const std::string& out : written) {
-            std::error_code ec;
-            const fs::path folder = fs::path(out).has_parent_path() ? fs::path(out).parent_path() : fs::path(".");
-            if (!fs::exists(folder, ec)) throw OutputError(out + ": folder " + folder.string() + " does not exist");
-            if (!fs::is_directory(folder, ec)) throw OutputError(out + ": " + folder.string() + " is not a folder");
-            if (fs::is_directory(out, ec)) throw OutputError(out + ": is a folder");
-            if (o_.no_clobber && fs::exists(out, ec)) throw OutputError(out + ": exists (--no-clobber)");
-        }
-    }
-
-    // The DFG table depends on no input: written once, first.
-    if (!o_.dfg.empty()) {
-        const Image table = compute_dfg_table(o_.dfg_size, o_.threads);
-        if (ends_with_ci(o_.dfg, ".png"))
-            write_dfg_png16(o_.dfg, table);
-        else
-            write_exr(o_.dfg, table, EnvmapHint::None);
-    }
-    if (jobs.empty()) return kExitOk;
-
-    // Progress on a terminal only, for batches and large inputs.
-    bool large = batch_;
-    if (!large) {
-        std::error_code ec;
-        std::uintmax_t bytes = 0;
-        for (const std::string& f : o_.faces.empty() ? o_.inputs : o_.faces) {
-            const std::uintmax_t s = fs::file_size(f, ec);
-            if (!ec) bytes += s;
-        }
-        large = bytes >= kLargeInputBytes;
-    }
-    progress_ = Progress(large && !o_.quiet && ::isatty(STDERR_FILENO));
-
-    RunReport report;
-    report.version = BAKE_VERSION;
-    report.settings = {{"order", o_.order},
-                       {"device", o_.device},
-                       {"output_layout", o_.output_layout},
-                       {"size", o_.size},
-                       {"tolerance", golden_tol_.relative_in_force || o_.compare ? nlohmann::json(o_.tolerance) : nlohmann::json(nullptr)},
-                       {"abs_tolerance", o_.abs_tolerance ? nlohmann::json(*o_.abs_tolerance) : nlohmann::json(nullptr)},
-                       {"jobs", o_.jobs},
-                       {"fail_fast", o_.fail_fast}};
-    report.files.resize(jobs.size());
-
-    // Decoding: on the main thread when its turn comes (--jobs 0), or up to N inputs ahead on
-    // worker threads (std::async) while the main thread bakes the current one. The first input
-    // is always decoded on a worker while this thread makes the GL context and compiles the
-    // programs: the two are independent, and each takes a good part of a small bake.
-    std::vector<std::future<Loaded>> pending(jobs.size());
+    RunReport report = new_report(o_, jobs_ahead_);
+    report.warnings = run_warnings_;
+    std::vector<Job> jobs;
+    std::vector<std::future<Loaded>> pending;
     // Whether an input's report cells are left to the GPU: decided when its decode is launched,
     // from whether a context is (or, for the first input, may be) there.
     auto cells_on_gpu = [&](bool gpu_there) { return gpu_there && o_.device != "cpu" && o_.irradiance != "exact"; };
@@ -937,37 +926,28 @@ int App::run() {
         if (!pending[i].valid())
             pending[i] = std::async(std::launch::async, [this, &jobs, i, on_gpu] { return load(jobs[i], on_gpu); });
     };
-    auto launch_ahead = [&](size_t current) {
-        if (o_.jobs <= 0) return;
-        for (size_t i = current; i < jobs.size() && i <= current + static_cast<size_t>(o_.jobs); ++i) launch(i);
-    };
-    const bool gpu_wanted = o_.device != "cpu" || o_.compare;
-    if (gpu_wanted && !jobs.empty()) launch(0);
+    // Everything that can refuse the whole run, before any input is baked: usage errors found
+    // in the names, output folders, the DFG table, the GPU when demanded. The report says why.
     try {
-        open_gpu();  // one context and one set of compiled shaders for every input
-    } catch (const GpuError& e) {
-        // The GPU was demanded and none works: no input can be baked. The report still says so,
-        // for the CI job that reads it.
-        if (!o_.report.empty()) {
-            report.exit_code = kExitGpuUnavailable;
-            report.total_ms = ms_since(t0);
-            for (size_t i = 0; i < jobs.size(); ++i) {
-                FileReport& rep = report.files[i];
-                rep.index = jobs[i].index;
-                rep.input = jobs[i].label;
-                rep.files = {jobs[i].label};
-                rep.order = o_.order;
-                rep.status = "failed";
-                rep.exit_code = kExitGpuUnavailable;
-                rep.error = std::string("GPU path failed: ") + e.what();
-            }
-            try {
-                write_run_report(o_.report, report);
-            } catch (const OutputError& oe) {
-                print_line(oe.what());
-            }
+        jobs = plan_jobs();
+        job_count_ = static_cast<int>(jobs.size());
+        prepare_output_folders(jobs);
+        if (!o_.dfg.empty()) {
+            write_dfg(o_.dfg, o_.dfg_size, o_.threads);
+            report.outputs.push_back(o_.dfg);
         }
-        throw;
+        pending.resize(jobs.size());
+        // The first input decodes on a worker while this thread makes the GL context and compiles
+        // the programs: the two are independent, and each takes a good part of a small bake.
+        if (gpu_wanted && !jobs.empty()) launch(0);
+        if (!jobs.empty()) open_gpu();  // one context and one set of compiled shaders for every input
+    } catch (const std::exception& e) {
+        const auto [code, line] = refusal(e);
+        print_line(line);
+        fail_every_input(report, o_, code, line);
+        report.total_ms = ms_since(t0);
+        write_report_of_refusal(o_.report, o_, report);
+        return code;
     }
     if (!jobs.empty()) prepare_gpu(jobs[0]);
     if (gpu_) {
@@ -976,6 +956,11 @@ int App::run() {
         report.gpu_version = gpu_->context->info().version;
     }
 
+    auto launch_ahead = [&](size_t current) {
+        for (size_t i = current; i < jobs.size() && i <= current + static_cast<size_t>(jobs_ahead_); ++i)
+            if (jobs_ahead_ > 0) launch(i);
+    };
+    report.files.resize(jobs.size());
     int exit_code = kExitOk;
     std::string first_failure;
     bool stop = false;
@@ -1039,173 +1024,28 @@ int App::run() {
 }  // namespace
 
 int run_bake_app(int argc, char** argv, bool exiting) {
-    Options o;
-    CLI::App app{"Bakes image-based lighting: projects an HDR environment map onto spherical harmonics "
-                 "(order 3 or 5) on the GPU (OpenGL 4.3 compute) or CPU, and writes the irradiance map "
-                 "and/or the coefficients.",
-                 kTool};
-    app.footer(kFooter);
-    app.get_formatter()->column_width(34);
-    app.set_version_flag("--version", std::string(kTool) + " " + BAKE_VERSION);
-    app.add_option("input", o.inputs, "Environment map(s): .hdr or .exr (equirect 2:1, cross 4:3/3:4, strip 6:1/1:6, "
-                                      "or a pattern with {face}); several make a batch");
-    app.add_option("--faces", o.faces, "Six face files in the order +X -X +Y -Y +Z -Z")->expected(6);
-    app.add_option("-o,--output", o.outputs, "Output file: .exr irradiance map or .json coefficients (repeatable; one input)");
-    app.add_option("--out-dir", o.out_dir, "Batch: folder for the outputs named by --name (created if missing)");
-    app.add_option("--name", o.names, "Batch: output name pattern, .exr or .json, with {stem}, {name}, {index} "
-                                      "(repeatable; default '{stem}_irr.exr')")
-        ->allow_extra_args(false);
-    app.add_option("--order", o.order, "SH order: 3 (9 coefficients, bands l<=2) or 5 (25, l<=4)")
-        ->check(CLI::IsMember({3, 5}))
-        ->capture_default_str();
-    app.add_option("--size", o.size, "Output face size N (equirect output is 4N x 2N)")
-        ->check(CLI::Range(1, 8192))
-        ->capture_default_str();
-    app.add_option("--irradiance", o.irradiance, "Irradiance map: sh (from the coefficients) or exact (the source "
-                                                 "convolved with the clamped cosine directly)")
-        ->check(CLI::IsMember({"sh", "exact"}))
-        ->capture_default_str();
-    app.add_option("--window", o.window, "Deringing window on the SH bands: none, hann, lanczos, gauss, or auto (the "
-                                         "mildest lanczos window that makes the irradiance non-negative)")
-        ->check(CLI::IsMember({"none", "hann", "lanczos", "gauss", "auto"}))
-        ->capture_default_str();
-    app.add_option("--window-cutoff", o.window_cutoff, "Cutoff w of hann/lanczos/gauss (0: the window's default)")
-        ->check(CLI::NonNegativeNumber & finite_number());
-    app.add_option("--warn-error", o.warn_error, "Warn when the SH irradiance errs more than this on average "
-                                                 "(relative, against the exact convolution)")
-        ->check(CLI::NonNegativeNumber & finite_number())
-        ->capture_default_str();
-    app.add_option("--layout", o.layout, "Force the input layout instead of detecting it")
-        ->check(CLI::IsMember({"equirect", "hcross", "vcross", "hstrip", "vstrip"}));
-    app.add_option("--output-layout", o.output_layout, "Irradiance map layout")
-        ->check(CLI::IsMember({"cube", "equirect"}))
-        ->capture_default_str();
-    app.add_option("--device", o.device, "auto: the GPU path if an OpenGL 4.3 context works; without one, or on any GPU "
-                                      "failure, the CPU path with one notice line")
-        ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
-        ->capture_default_str();
-    app.add_option("--gl", o.gl, "OpenGL context: EGL (headless), GLFW (hidden window), or auto")
-        ->check(CLI::IsMember({"auto", "egl", "glfw"}))
-        ->capture_default_str();
-    app.add_flag("--compare", o.compare, "Run GPU and CPU paths and report their differences");
-    app.add_option("--tolerance", o.tolerance, "Largest relative difference --compare and --golden accept")
-        ->check(CLI::PositiveNumber & finite_number())
-        ->capture_default_str();
-    app.add_option("--golden", o.golden, "Compare the coefficients with this JSON (written by this tool); exit 7 "
-                                         "if they differ beyond tolerance");
-    app.add_option("--abs-tolerance", o.abs_tolerance, "--golden: largest absolute difference accepted")
-        ->check(CLI::NonNegativeNumber & finite_number());
-    app.add_option("--report", o.report, "Write a JSON report of every input (docs/report.schema.json)");
-    app.add_option("--preview", o.preview, "Write a PNG: input and irradiance side by side, lit spheres below");
-    app.add_option("--preview-width", o.preview_width, "Preview panel width P (the PNG is 2P x P)")
-        ->check(CLI::Range(16, 8192))
-        ->capture_default_str();
-    app.add_option("--preview-exposure", o.preview_exposure, "Preview exposure (0: automatic)")
-        ->check(CLI::NonNegativeNumber);
-    app.add_option("--emit", o.emits, "Write a shader function evaluating the irradiance: LANG glsl or hlsl "
-                                      "(repeatable)")
-        ->type_name("LANG FILE")
-        ->allow_extra_args(false);
-    app.add_option("--specular", o.specular, "Write the GGX-prefiltered specular cube map with its mip chain: one "
-                                             "mip-mapped EXR, or one EXR a level with {level} in the name")
-        ->type_name("FILE.exr");
-    app.add_option("--specular-size", o.specular_size, "Face size of the specular chain's level 0 (a power of two)")
-        ->check(CLI::IsMember({1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}));
-    app.add_option("--specular-samples", o.specular_samples, "GGX samples a texel of specular level 1 (x4 a level "
-                                                             "after, at most 65536)")
-        ->check(CLI::Range(1, 65536));
-    app.add_option("--dfg", o.dfg, "Write the split-sum DFG table (.exr float, or .png 16-bit)")->type_name("FILE");
-    app.add_option("--dfg-size", o.dfg_size, "DFG table size")->check(CLI::Range(1, 1024));
-    app.add_option("--jobs", o.jobs, "Batch: decode up to N next inputs on worker threads during GPU work")
-        ->check(CLI::Range(0, 64))
-        ->capture_default_str();
-    app.add_flag("--fail-fast", o.fail_fast, "Batch: stop at the first input that fails");
-    app.add_flag("--timings", o.timings, "Print each input's stage times (load, upload, project, reduce, "
-                                         "sh error, irradiance, specular, write)");
-    app.add_flag("--no-clobber", o.no_clobber, "Refuse to overwrite an existing output (default: overwrite)");
-    app.add_flag("--clamp-negative", o.clamp_negative, "Set negative texel values to 0 before projecting");
-    app.add_flag("--replace-nonfinite", o.replace_nonfinite, "Set NaN/Inf texel values to 0 instead of failing");
-    app.add_option("--max-pixels", o.max_pixels, "Refuse images with more pixels than this (checked from the header)")
-        ->check(pixel_count())
-        ->capture_default_str();
-    app.add_option("--threads", o.threads, "CPU path threads (0: all cores)")->check(CLI::NonNegativeNumber);
-    app.add_flag("-v,--verbose", o.verbose, "Print the OpenGL context and driver messages");
-    app.add_flag("-q,--quiet", o.quiet, "Print only errors");
-
-    try {
-        app.parse(argc, argv);
-        o.tolerance_given = app.count("--tolerance") > 0;
-        const bool batch = o.inputs.size() > 1 || !o.out_dir.empty() || !o.names.empty();
-        const bool dfg_alone = o.inputs.empty() && o.faces.empty() && !o.dfg.empty();
-        if (o.inputs.empty() == o.faces.empty() && !dfg_alone)
-            throw CLI::ValidationError("input", "give input files, or --faces with six files");
-        if (batch && !o.faces.empty())
-            throw CLI::ValidationError("--faces", "one environment; for several cubes use {face} patterns as inputs");
-        const bool face_files = !o.faces.empty() || std::any_of(o.inputs.begin(), o.inputs.end(), [](const std::string& in) {
-            return expand_face_pattern(in).has_value();
-        });
-        if (face_files && !o.layout.empty())
-            throw CLI::ValidationError("--layout", "six face files are a cube already: --layout applies to single images");
-        if (batch && !o.outputs.empty())
-            throw CLI::ValidationError("--output", "-o names the output of one input; with several inputs use "
-                                                   "--out-dir and --name patterns");
-        if (o.outputs.empty() && o.names.empty() && o.out_dir.empty() && !o.compare && o.golden.empty() &&
-            o.preview.empty() && o.emits.empty() && o.report.empty() && o.specular.empty() && o.dfg.empty())
-            throw CLI::ValidationError("--output", "nothing to do: give -o out.exr and/or -o out.json");
-        for (const std::string& out : batch ? o.names : o.outputs)
-            if (!ends_with_ci(out, ".exr") && !ends_with_ci(out, ".json"))
-                throw CLI::ValidationError(batch ? "--name" : "--output", "'" + out + "' must end in .exr or .json");
-        for (const auto& [lang, file] : o.emits)
-            if (!parse_shader_language(lang))
-                throw CLI::ValidationError("--emit", "'" + lang + "' is not glsl or hlsl");
-        if (app.count("--window-cutoff") && (o.window == "none" || o.window == "auto"))
-            throw CLI::ValidationError("--window-cutoff", "applies to --window hann, lanczos or gauss");
-        // Each exact texel sums every cell of the source (up to 131072): beyond 6 x 256^2 outputs
-        // a bake would take minutes on the CPU path.
-        const long long map_texels = o.output_layout == "equirect" ? 8LL * o.size * o.size : 6LL * o.size * o.size;
-        if (o.irradiance == "exact" && map_texels > 6LL * 256 * 256)
-            throw CLI::ValidationError("--size", "--irradiance exact makes maps of at most 6 x 256^2 texels "
-                                                 "(--size 256 cube, 221 lat-long)");
-        if (!o.specular.empty() && !ends_with_ci(o.specular, ".exr"))
-            throw CLI::ValidationError("--specular", "'" + o.specular + "' must end in .exr");
-        if (!o.dfg.empty() && !ends_with_ci(o.dfg, ".exr") && !ends_with_ci(o.dfg, ".png"))
-            throw CLI::ValidationError("--dfg", "'" + o.dfg + "' must end in .exr or .png");
-        if (!o.preview.empty() && !ends_with_ci(o.preview, ".png"))
-            throw CLI::ValidationError("--preview", "'" + o.preview + "' must end in .png");
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::CallForAllHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::CallForVersion& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        std::cerr << kTool << ": " << e.what() << " (see --help)\n";
+    ParsedCommandLine parsed = parse_command_line(argc, argv);
+    const Options& o = parsed.options;
+    if (!parsed.usage_error.empty()) {
+        std::cerr << kTool << ": " << parsed.usage_error << "\n";
+        RunReport report = new_report(o, o.jobs);
+        report.warnings = parsed.warnings;
+        fail_every_input(report, o, kExitUsage, parsed.usage_error);
+        write_report_of_refusal(o.report, o, report);
         return kExitUsage;
     }
-
+    if (parsed.exit_code) return *parsed.exit_code;  // help, version, or a parse error (printed)
+    if (!o.quiet)
+        for (const std::string& w : parsed.warnings) std::cerr << kTool << ": " << w << "\n";
     try {
-        auto bake_app = std::make_unique<App>(o);
+        auto bake_app = std::make_unique<App>(o, parsed.warnings);
         const int code = bake_app->run();
         if (exiting) (void)bake_app.release();  // its GL objects and context go with the process
         return code;
-    } catch (const CLI::ValidationError& e) {
-        std::cerr << kTool << ": " << e.what() << " (see --help)\n";
-        return kExitUsage;
-    } catch (const InputError& e) {
-        std::cerr << kTool << ": " << e.what() << "\n";
-        return kExitInput;
-    } catch (const OutputError& e) {
-        std::cerr << kTool << ": " << e.what() << "\n";
-        return kExitOutput;
-    } catch (const GpuError& e) {
-        std::cerr << kTool << ": GPU path failed: " << e.what() << "\n";
-        return kExitGpuUnavailable;
-    } catch (const std::bad_alloc&) {
-        std::cerr << kTool << ": out of memory\n";
-        return kExitFailure;
     } catch (const std::exception& e) {
-        std::cerr << kTool << ": internal error: " << e.what() << "\n";
-        return kExitFailure;
+        const auto [code, line] = refusal(e);
+        std::cerr << kTool << ": " << line << "\n";
+        return code;
     }
 }
 

@@ -5,6 +5,7 @@
 #include "coefficients_json.h"
 #include "gpu_exact_irradiance.h"
 #include "layout.h"
+#include "stage_progress.h"
 
 namespace bake {
 
@@ -23,6 +24,7 @@ int sh_error_cell_block(const Environment& env) {
 }
 
 std::vector<Rgb> ExactEvaluator::evaluate(const IrradianceCells& cells, const std::vector<Vec3>& directions) {
+    stage_progress::begin(static_cast<long long>(directions.size()));
     if (gpu) {
         gpu->upload(cells);
         std::vector<Rgb> values = gpu->evaluate(directions);
@@ -79,7 +81,10 @@ nlohmann::json window_json(const ShWindowChoice& w) {
             {"band_factors", w.band_factors},
             {"min_irradiance_before", rgb_json(w.min_irradiance_before)},
             {"min_irradiance_after", rgb_json(w.min_irradiance_after)},
-            {"nonnegative", w.nonnegative}};
+            {"nonnegative", w.nonnegative},
+            // Rounding, not ringing, below this fraction of the mean: "nonnegative" beside a
+            // min_irradiance_after of -4e-9 says so.
+            {"nonnegative_tolerance", kShNonnegativeTolerance}};
 }
 
 }  // namespace bake

@@ -53,7 +53,8 @@ IrradianceAnalysis analyse_irradiance(const AnalysisCells& cells, const ShCoeffi
 // The exact irradiance map: a cube of `size` (vertical strip) or a 4 size x 2 size lat-long.
 Image render_exact_map(const IrradianceCells& cells, bool equirect, int size, ExactEvaluator& evaluator);
 
-// {"kind", "cutoff", "band_factors", "min_irradiance_before", "min_irradiance_after", "nonnegative"}.
+// {"kind", "cutoff", "band_factors", "min_irradiance_before", "min_irradiance_after", "nonnegative",
+// "nonnegative_tolerance"}.
 nlohmann::json window_json(const ShWindowChoice& window);
 
 }  // namespace bake

@@ -8,6 +8,7 @@
 #include "gpu_specular.h"
 #include "parallel.h"
 #include "specular_io.h"
+#include "stage_progress.h"
 
 namespace bake {
 
@@ -31,9 +32,12 @@ SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Gp
     SpecularBake out;
     if (settings.source_size <= 0) settings.source_size = default_specular_source_size(env, settings.base_size);
     out.settings = settings;
+    // Progress: the source, then every level after the first (each costs about the same).
+    stage_progress::begin(specular_level_count(settings.base_size));
     auto t0 = std::chrono::steady_clock::now();
     out.source = make_specular_source(env, settings.source_size, threads);
     const SpecularInput input = prepare_specular_input(out.source, threads);
+    stage_progress::advance();
     out.bright_texels = static_cast<int>(input.bright.size());
     out.source_ms = ms_since(t0);
     t0 = std::chrono::steady_clock::now();

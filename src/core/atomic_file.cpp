@@ -124,7 +124,10 @@ void write_text_atomically(const std::string& path, const std::string& text) {
         std::ofstream out(tmp, std::ios::binary);
         out << text;
         out.close();  // errors can surface only when the file is closed
-        if (out.fail()) throw OutputError(path + ": cannot write");
+        if (out.fail()) {
+            const int err = errno;  // ENOSPC, EDQUOT, EFBIG: the reason is what the user needs
+            throw OutputError(path + ": cannot write" + (err ? std::string(": ") + errno_text(err) : std::string()));
+        }
     });
 }
 

@@ -1,6 +1,7 @@
 #include "coefficients_json.h"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -101,6 +102,10 @@ void write_coefficients_json(const std::string& path, const BakeRecord& record) 
 }
 
 CoefficientsDocument read_coefficients_json(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a folder, not a JSON file");
+    if (!std::filesystem::exists(path, ec)) throw InputError(path + ": no such file");
+    if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path + ": not a regular file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path + ": cannot open");
     std::stringstream ss;
@@ -118,12 +123,16 @@ CoefficientsDocument read_coefficients_json(const std::string& path) {
     if (!doc.json.is_object()) throw InputError(path + ": not a JSON object");
     doc.radiance = parse_coefficients(doc.json.contains("radiance") ? doc.json["radiance"] : nlohmann::json(), path,
                                       "radiance");
-    if (doc.json.contains("irradiance"))
-        doc.irradiance = parse_coefficients(doc.json["irradiance"], path, "irradiance");
-    else
-        doc.irradiance = irradiance_from_radiance(doc.radiance);
+    // A file written by this tool has both fields: a missing one is a damaged or hand-made file,
+    // whose check would quietly compare less than it claims.
+    if (!doc.json.contains("irradiance")) throw InputError(path + ": field 'irradiance' is missing");
+    doc.irradiance = parse_coefficients(doc.json["irradiance"], path, "irradiance");
     if (doc.irradiance.order != doc.radiance.order)
         throw InputError(path + ": 'radiance' and 'irradiance' have different orders");
+    if (const auto order = doc.json.find("order"); order != doc.json.end() &&
+                                                   !(order->is_number_integer() && order->get<long long>() == doc.radiance.order))
+        throw InputError(path + ": field 'order' is " + one_line(order->dump()) + " but 'radiance' has " +
+                         std::to_string(doc.radiance.count()) + " entries (order " + std::to_string(doc.radiance.order) + ")");
     return doc;
 }
 

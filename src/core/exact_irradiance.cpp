@@ -7,6 +7,7 @@
 #include "equirect.h"
 #include "packed_image.h"
 #include "parallel.h"
+#include "stage_progress.h"
 
 namespace bake {
 
@@ -299,6 +300,7 @@ std::vector<Rgb> exact_irradiance_at(const IrradianceCells& cells, const std::ve
         const std::size_t end = std::min(directions.size(), static_cast<std::size_t>(chunk + 1) * kChunk);
         for (std::size_t i = static_cast<std::size_t>(chunk) * kChunk; i < end; ++i)
             out[i] = exact_irradiance_grouped(cells, groups, directions[i]);
+        stage_progress::advance(static_cast<long long>(end - static_cast<std::size_t>(chunk) * kChunk));
     });
     return out;
 }

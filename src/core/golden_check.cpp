@@ -144,6 +144,23 @@ GoldenCheck check_golden(const std::string& golden_path, const CoefficientsDocum
     return check;
 }
 
+std::string GoldenCheck::failure_reason() const {
+    if (order_differs())
+        return "golden of order " + std::to_string(golden_order) + ", this run order " + std::to_string(run_order) +
+               ": a golden checks a bake of its own order (bake it with --order " + std::to_string(golden_order) +
+               ", or make a new golden)";
+    if (!convention_differences.empty()) {
+        std::string keys;
+        for (const std::string& k : convention_differences) keys += (keys.empty() ? "" : ", ") + k;
+        return "the golden's convention differs (" + keys + "): its coefficients mean something else";
+    }
+    if (!window_difference.empty()) return window_difference;
+    if (!failures.empty())
+        return std::to_string(failures.size()) + " of " + std::to_string(compared_values) +
+               " coefficient values beyond tolerance, max rel diff " + fmt("%.4e", max_rel_diff);
+    return "";
+}
+
 std::vector<std::string> describe_golden(const GoldenCheck& c, const GoldenTolerance& tol) {
     std::vector<std::string> lines;
     std::string limits;
@@ -156,7 +173,7 @@ std::vector<std::string> describe_golden(const GoldenCheck& c, const GoldenToler
         lines.push_back(c.file + ": order differs: golden order " + std::to_string(c.golden_order) + " (" +
                         std::to_string(sh_count(c.golden_order)) + " coefficients), this run order " +
                         std::to_string(c.run_order) + "; compared the " + std::to_string(sh_count(c.compared_order)) +
-                        " common coefficients");
+                        " common coefficients, but the check fails");
     if (!c.convention_differences.empty()) {
         std::string keys;
         for (const std::string& k : c.convention_differences) keys += (keys.empty() ? "" : ", ") + k;

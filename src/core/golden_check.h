@@ -33,19 +33,25 @@ struct GoldenCheck {
     int compared_values = 0;         // coefficient values compared (both fields, 3 channels)
     double max_abs_diff = 0, max_rel_diff = 0;
     std::vector<GoldenFailure> failures;
-    // Differences of context between the golden and this run; notes, not failures by themselves.
+    // Differences of context. A golden of another order, convention or window is not the same
+    // result, however close its numbers: each fails the check by itself. The input's
+    // differences (file names, layout, size, texel policies) are notes only: goldens travel.
     std::vector<std::string> convention_differences;  // keys of "convention" that differ, or why
     std::vector<std::string> input_differences;       // "layout: golden hcross, this run equirect", ...
     // Windowed coefficients compare with the same window only: why not, when they differ.
     std::string window_difference;
-    bool passed() const { return failures.empty() && window_difference.empty(); }
     bool order_differs() const { return golden_order != run_order; }
+    bool passed() const {
+        return failures.empty() && window_difference.empty() && !order_differs() && convention_differences.empty();
+    }
+    // Why the check failed, in one clause ("" when it passed): order, convention, window, then values.
+    std::string failure_reason() const;
 };
 
 // Compares `run`'s radiance and irradiance coefficients with the golden's, over the coefficients
-// both have (the lower order), and notes differences of order, convention and input (file names,
-// layout, size, negative and non-finite texel policies). A different deringing window (kind or
-// band factors; a file without "window" was not windowed) fails the check by itself.
+// both have (the lower order, so that the numbers are there to read), and records differences
+// of order, convention, window (kind or band factors; a file without "window" was not windowed)
+// and input (file names, layout, size, negative and non-finite texel policies).
 GoldenCheck check_golden(const std::string& golden_path, const CoefficientsDocument& golden, const BakeRecord& run,
                          const GoldenTolerance& tolerance);
 

@@ -76,6 +76,9 @@ json to_json(const RunReport& r) {
           {"renderer", string_or_null(r.gpu_renderer)},
           {"gl_version", string_or_null(r.gpu_version)}}},
         {"total_ms", r.total_ms},
+        {"error", string_or_null(r.error)},
+        {"warnings", r.warnings},
+        {"outputs", r.outputs},
         {"files", files},
     };
 }

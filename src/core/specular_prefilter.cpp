@@ -9,6 +9,7 @@
 #include "ggx.h"
 #include "packed_image.h"
 #include "parallel.h"
+#include "stage_progress.h"
 
 namespace bake {
 
@@ -370,6 +371,7 @@ std::vector<CubeMap> prefilter_specular_sampled(const SpecularInput& input, cons
             }
         });
         chain.push_back(std::move(m));
+        stage_progress::advance();
     }
     return chain;
 }

@@ -1,5 +1,7 @@
 #include "gpu_exact_irradiance.h"
 
+#include "stage_progress.h"
+
 #include <algorithm>
 #include <string>
 
@@ -90,6 +92,7 @@ std::vector<Rgb> GpuExactIrradiance::evaluate(const std::vector<Vec3>& dirs) {
         m.output.read(result.data(), result.size() * sizeof(float), "reading the exact irradiance back");
         for (std::size_t i = 0; i < n; ++i)
             out[first + i] = {result[4 * i], result[4 * i + 1], result[4 * i + 2]};
+        stage_progress::advance(static_cast<long long>(n));
     }
     m.last_ms = m.timer.total_ms();
     return out;

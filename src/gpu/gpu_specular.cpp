@@ -1,5 +1,7 @@
 #include "gpu_specular.h"
 
+#include "stage_progress.h"
+
 #include <string>
 
 #include "ggx.h"
@@ -110,6 +112,7 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const SpecularInput& input,
             for (std::size_t i = 0; i < static_cast<std::size_t>(n) * n; ++i)
                 for (int c = 0; c < 3; ++c) out.faces[f].rgb[3 * i + c] = result[4 * (f * static_cast<std::size_t>(n) * n + i) + c];
         chain.push_back(std::move(out));
+        stage_progress::advance();
     }
     m.last_ms = m.timer.total_ms();
     m.last_upload_ms = m.upload_timer.total_ms();

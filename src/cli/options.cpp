@@ -1,0 +1,437 @@
+#include "options.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <regex>
+#include <set>
+
+#include "errors.h"
+#include "output_names.h"
+#include "shader_snippet.h"
+#include "environment_loader.h"
+
+#ifndef BAKE_VERSION
+#define BAKE_VERSION "unknown"
+#endif
+
+namespace bake {
+
+namespace {
+
+constexpr const char* kTool = "bake-irradiance";
+
+const char* kFooter = R"(Examples:
+  bake-irradiance sky.exr -o sky_irr.exr                 irradiance cube map (6 faces 32x32, vertical strip)
+  bake-irradiance sky.hdr -o sky.json --order 5          25 SH coefficients as JSON
+  bake-irradiance sky.exr -o irr.exr -o irr.json --output-layout equirect --size 64
+  bake-irradiance --faces px.exr nx.exr py.exr ny.exr pz.exr nz.exr -o irr.exr
+  bake-irradiance cube_{face}.hdr -o irr.exr             {face} expands to px nx py ny pz nz
+  bake-irradiance sky.exr -o irr.json --device gpu --compare --tolerance 1e-5
+  bake-irradiance sky.exr --golden golden/sky.json       CI check against a stored result (exit 7 if off)
+  bake-irradiance maps/*.exr --out-dir out --name '{stem}_irr.exr' --name '{stem}.json' --report report.json
+  bake-irradiance sky.exr -o irr.json --preview sky.png --emit glsl sky_irr.glsl
+  bake-irradiance sky.exr -o irr.exr --specular sky_spec.exr --dfg dfg.png    both halves of IBL
+  bake-irradiance --dfg dfg.exr --dfg-size 64                                  the DFG table alone
+
+Outputs: the type follows the extension: .exr (irradiance map, float RGB, OpenEXR envmap attribute
+set) or .json (coefficients and their convention). All outputs of one input are written to
+temporary files first and renamed together: an input's outputs are all new, or all left as they
+were. Missing folders of -o, --out-dir and the other outputs are created (as mkdir -p).
+
+Specular: --specular FILE.exr writes the environment prefiltered with GGX (alpha = roughness^2) as a
+cube map with a full mip chain, base --specular-size (a power of two), level i for perceptual
+roughness i/(levels-1), N = V = R: one tiled mip-mapped EXR (envmap=cube, each level a vertical
+strip like the irradiance cube; two extra 1x3 and 1x1 levels close OpenEXR's chain), or one EXR a
+level when the name holds {level}. --dfg FILE.exr|.png writes the split-sum table: u = N.V,
+v = roughness (row 0 first), R = scale and G = bias of F0, B = their sum (energy compensation).
+
+Batch: several inputs (or --out-dir/--name) bake each input in turn with one OpenGL context.
+--name patterns (default '{stem}_irr.exr') name each input's outputs inside --out-dir (default .):
+{stem} file name without folder and extension, {name} file name, {index} position from 1.
+-o, --golden, --preview, --specular and --emit paths may use the same placeholders, and must with
+several inputs. A failing input does not stop the others (unless --fail-fast); stdout gets one
+line per input and a total; the exit code is that of the first input that failed.
+--jobs N decodes up to N next inputs on worker threads while the current one is baked (auto: 2 when
+the GPU bakes, 0 on the CPU path, whose stages use every core already).
+
+Options that would have no effect are usage errors (--tolerance without --compare or --golden,
+--specular-size without --specular, --size with no map written, ...); --jobs and --fail-fast with a
+single input are only warned about.
+
+--compare runs the GPU and the double-precision CPU path and reports every coefficient. Its error
+measure is |GPU - CPU| divided by the Euclidean norm of the CPU's coefficient vector of that
+channel (R, G or B); the run fails if the largest exceeds --tolerance.
+--golden compares radiance and irradiance coefficients with a coefficients JSON written by this
+tool, with the same relative measure (norm of the golden's channel vector) and --tolerance
+(default 1e-5); --abs-tolerance adds an absolute limit (given alone, it replaces the relative
+one). A golden of another order or convention fails the check. Outputs are written whether a
+check (--compare or --golden) passes or fails, so a changed result can be inspected or become the
+new golden; the exit code says the check failed.
+
+Exit codes: 0 success, 1 internal error, 2 usage error, 3 input (or golden file) unreadable or
+invalid, 4 output could not be written, 5 GPU path demanded (--device gpu, --compare) but
+unavailable or failed, 6 --compare difference beyond tolerance, 7 --golden difference beyond
+tolerance. Batch: the code of the first input that failed.
+Conventions (SH basis, axes, layouts): docs/CONVENTION.md; also stated inside every JSON.)";
+
+bool ends_with_ci(const std::string& s, const std::string& suffix) {
+    if (s.size() < suffix.size()) return false;
+    for (size_t i = 0; i < suffix.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i]) return false;
+    return true;
+}
+
+// Validators that say in words what is wanted (CLI11's ranges print DBL_MAX in 309 digits).
+CLI::Validator whole_number(long long lo, long long hi) {
+    const std::string want = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+    return CLI::Validator(
+        [=](std::string& text) {
+            errno = 0;
+            char* end = nullptr;
+            const long long v = std::strtoll(text.c_str(), &end, 10);
+            const bool ok = !text.empty() && end && *end == '\0' && errno == 0 && v >= lo && v <= hi;
+            return ok ? std::string() : "'" + text + "' is not " + want;
+        },
+        "");
+}
+
+CLI::Validator one_of(const std::vector<std::string>& words) {
+    std::string list;
+    for (const std::string& w : words) list += (list.empty() ? "" : ", ") + w;
+    return CLI::Validator(
+        [=](std::string& text) {
+            return std::find(words.begin(), words.end(), text) != words.end() ? std::string()
+                                                                               : "'" + text + "' is not one of " + list;
+        },
+        "");
+}
+
+// A finite number above `lo` (or at least `lo` when inclusive).
+CLI::Validator finite_number(double lo, bool inclusive) {
+    char bound[32];
+    std::snprintf(bound, sizeof bound, "%g", lo);
+    const std::string want = std::string("a finite number ") + (inclusive ? "of at least " : "above ") + bound;
+    return CLI::Validator(
+        [=](std::string& text) {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            const bool ok = !text.empty() && end && *end == '\0' && std::isfinite(v) && (inclusive ? v >= lo : v > lo);
+            return ok ? std::string() : "'" + text + "' is not " + want;
+        },
+        "");
+}
+
+// A whole number of at most 19 digits: plain digits, no sign, exponent or overflow (which CLI11 would
+// otherwise saturate to "no limit").
+CLI::Validator pixel_count() {
+    return CLI::Validator(
+        [](std::string& text) {
+            const bool digits = !text.empty() && text.size() <= 19 &&
+                                text.find_first_not_of("0123456789") == std::string::npos;
+            if (!digits || std::stoull(text) == 0)
+                return "'" + text + "' is not a whole number from 1 to 9999999999999999999";
+            return std::string();
+        },
+        "");
+}
+
+std::vector<std::string> power_of_two_words(int most) {
+    std::vector<std::string> out;
+    for (int v = 1; v <= most; v *= 2) out.push_back(std::to_string(v));
+    return out;
+}
+
+void add_options(CLI::App& app, Options& o, std::string& jobs) {
+    app.footer(kFooter);
+    app.get_formatter()->column_width(34);
+    app.set_version_flag("--version", std::string(kTool) + " " + BAKE_VERSION);
+    app.add_option("input", o.inputs, "Environment map(s): .hdr or .exr (equirect 2:1, cross 4:3/3:4, strip 6:1/1:6, "
+                                      "or a pattern with {face}); several make a batch");
+    app.add_option("--faces", o.faces, "Six face files in the order +X -X +Y -Y +Z -Z")->expected(6);
+    app.add_option("-o,--output", o.outputs, "Output file: .exr irradiance map or .json coefficients (repeatable; one input)");
+    app.add_option("--out-dir", o.out_dir, "Batch: folder for the outputs named by --name (created if missing)");
+    app.add_option("--name", o.names, "Batch: output name pattern, .exr or .json, with {stem}, {name}, {index} "
+                                      "(repeatable; default '{stem}_irr.exr')")
+        ->allow_extra_args(false);
+    app.add_option("--order", o.order, "SH order: 3 (9 coefficients, bands l<=2) or 5 (25, l<=4)")
+        ->check(one_of({"3", "5"}))
+        ->capture_default_str();
+    app.add_option("--size", o.size, "Output face size N (equirect output is 4N x 2N)")
+        ->check(whole_number(1, 8192))
+        ->capture_default_str();
+    app.add_option("--irradiance", o.irradiance, "Irradiance map: sh (from the coefficients) or exact (the source "
+                                                 "convolved with the clamped cosine directly)")
+        ->check(one_of({"sh", "exact"}))
+        ->capture_default_str();
+    app.add_option("--window", o.window, "Deringing window on the SH bands: none, hann, lanczos, gauss, or auto (the "
+                                         "mildest lanczos window that makes the irradiance non-negative)")
+        ->check(one_of({"none", "hann", "lanczos", "gauss", "auto"}))
+        ->capture_default_str();
+    app.add_option("--window-cutoff", o.window_cutoff, "Cutoff w of hann/lanczos/gauss (0: the window's default)")
+        ->check(finite_number(0, true));
+    app.add_option("--warn-error", o.warn_error, "Warn when the SH irradiance errs more than this on average "
+                                                 "(relative, against the exact convolution), or is negative below "
+                                                 "-this times its mean somewhere (ringing)")
+        ->check(finite_number(0, true))
+        ->capture_default_str();
+    app.add_option("--layout", o.layout, "Force the input layout instead of detecting it")
+        ->check(one_of({"equirect", "hcross", "vcross", "hstrip", "vstrip"}));
+    app.add_option("--output-layout", o.output_layout, "Irradiance map layout")
+        ->check(one_of({"cube", "equirect"}))
+        ->capture_default_str();
+    app.add_option("--device", o.device, "auto: the GPU path if an OpenGL 4.3 context works; without one, or on any GPU "
+                                         "failure, the CPU path with one notice line")
+        ->check(one_of({"auto", "gpu", "cpu"}))
+        ->capture_default_str();
+    app.add_option("--gl", o.gl, "OpenGL context: EGL (headless), GLFW (hidden window), or auto")
+        ->check(one_of({"auto", "egl", "glfw"}))
+        ->capture_default_str();
+    app.add_flag("--compare", o.compare, "Run GPU and CPU paths and report their differences");
+    app.add_option("--tolerance", o.tolerance, "Largest relative difference --compare and --golden accept")
+        ->check(finite_number(0, false))
+        ->capture_default_str();
+    app.add_option("--golden", o.golden, "Compare the coefficients with this JSON (written by this tool); exit 7 "
+                                         "if they differ beyond tolerance");
+    app.add_option("--abs-tolerance", o.abs_tolerance, "--golden: largest absolute difference accepted")
+        ->check(finite_number(0, true));
+    app.add_option("--report", o.report, "Write a JSON report of the run and every input (docs/report.schema.json)");
+    app.add_option("--preview", o.preview, "Write a PNG: input and irradiance side by side, lit spheres below");
+    app.add_option("--preview-width", o.preview_width, "Preview panel width P (the PNG is 2P x P)")
+        ->check(whole_number(16, 8192))
+        ->capture_default_str();
+    app.add_option("--preview-exposure", o.preview_exposure, "Preview exposure (0: automatic)")
+        ->check(finite_number(0, true))
+        ->capture_default_str();
+    app.add_option("--emit", o.emits, "Write a shader function evaluating the irradiance: LANG glsl or hlsl "
+                                      "(repeatable)")
+        ->type_name("LANG FILE")
+        ->allow_extra_args(false);
+    app.add_option("--specular", o.specular, "Write the GGX-prefiltered specular cube map with its mip chain: one "
+                                             "mip-mapped EXR, or one EXR a level with {level} in the name")
+        ->type_name("FILE.exr");
+    app.add_option("--specular-size", o.specular_size, "Face size of the specular chain's level 0 (a power of two)")
+        ->check(one_of(power_of_two_words(1024)))
+        ->capture_default_str();
+    app.add_option("--specular-samples", o.specular_samples, "GGX samples a texel of specular level 1 (x4 a level "
+                                                             "after, at most 65536)")
+        ->check(whole_number(1, 65536))
+        ->capture_default_str();
+    app.add_option("--dfg", o.dfg, "Write the split-sum DFG table (.exr float, or .png 16-bit)")->type_name("FILE");
+    app.add_option("--dfg-size", o.dfg_size, "DFG table size")->check(whole_number(1, 1024))->capture_default_str();
+    app.add_option("--jobs", jobs, "Batch: decode up to N next inputs on worker threads while one bakes (auto: 2 on "
+                                   "the GPU path, 0 on the CPU path)")
+        ->check(one_of({"auto"}) | whole_number(0, 64))
+        ->type_name("N|auto")
+        ->capture_default_str();
+    app.add_flag("--fail-fast", o.fail_fast, "Batch: stop at the first input that fails");
+    app.add_flag("--timings", o.timings, "Print each input's stage times (load, upload, project, reduce, "
+                                         "sh error, irradiance, specular, write)");
+    app.add_option("--progress", o.progress, "A progress line with percent and time left on stderr: auto (on a "
+                                             "terminal, for stages over a second), always (also to a log: a line "
+                                             "a second at most), never")
+        ->check(one_of({"auto", "always", "never"}))
+        ->capture_default_str();
+    app.add_flag("--no-clobber", o.no_clobber, "Refuse to overwrite an existing output (default: overwrite)");
+    app.add_flag("--clamp-negative", o.clamp_negative, "Set negative texel values to 0 before projecting");
+    app.add_flag("--replace-nonfinite", o.replace_nonfinite, "Set NaN/Inf texel values to 0 instead of failing");
+    app.add_option("--max-pixels", o.max_pixels, "Refuse images with more pixels than this (checked from the header)")
+        ->check(pixel_count())
+        ->capture_default_str();
+    app.add_option("--threads", o.threads, "CPU threads (0: all cores)")->check(whole_number(0, 4096))->capture_default_str();
+    app.add_flag("-v,--verbose", o.verbose, "Print the OpenGL context and driver messages");
+    app.add_flag("-q,--quiet", o.quiet, "Print only errors");
+}
+
+// The last path component has a name before its extension ("out/.exr" would be a hidden file).
+void check_file_name(const std::string& path, const char* option) {
+    const std::size_t slash = path.find_last_of('/');
+    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    const std::size_t dot = name.find_last_of('.');
+    if (name.empty() || dot == 0)
+        throw CLI::ValidationError(option, "'" + path + "' has no file name before its extension");
+}
+
+// Run-level files (--report, --dfg) are one file a run: a placeholder in them is a mistake.
+void check_no_placeholder(const std::string& path, const char* option) {
+    if (path.find('{') != std::string::npos)
+        throw CLI::ValidationError(option, "'" + path + "' holds a placeholder, but " + option +
+                                               " names one file for the whole run");
+}
+
+// What each output is, and the file names' rules.
+void check_output_names(const Options& o) {
+    for (const std::string& out : o.batch() ? o.names : o.outputs) {
+        const char* option = o.batch() ? "--name" : "--output";
+        if (!ends_with_ci(out, ".exr") && !ends_with_ci(out, ".json"))
+            throw CLI::ValidationError(option, "'" + out + "' must end in .exr or .json");
+        check_file_name(out, option);
+    }
+    for (const auto& [lang, file] : o.emits) {
+        const std::optional<ShaderLanguage> language = parse_shader_language(lang);
+        if (!language) throw CLI::ValidationError("--emit", "'" + lang + "' is not glsl or hlsl");
+        check_file_name(file, "--emit");
+        // A GLSL function in a .hlsl file (or the reverse) would be included by the wrong compiler.
+        const bool glsl_name = ends_with_ci(file, ".hlsl") || ends_with_ci(file, ".hlsli") || ends_with_ci(file, ".fx");
+        const bool hlsl_name = ends_with_ci(file, ".glsl") || ends_with_ci(file, ".vert") || ends_with_ci(file, ".frag") ||
+                               ends_with_ci(file, ".comp");
+        if ((*language == ShaderLanguage::Glsl && glsl_name) || (*language == ShaderLanguage::Hlsl && hlsl_name))
+            throw CLI::ValidationError("--emit", "'" + file + "' is named as the other language's file; --emit " + lang +
+                                                     " writes " + lang + " source");
+    }
+    if (!o.specular.empty()) {
+        if (!ends_with_ci(o.specular, ".exr"))
+            throw CLI::ValidationError("--specular", "'" + o.specular + "' must end in .exr");
+        check_file_name(o.specular, "--specular");
+    }
+    if (!o.dfg.empty()) {
+        if (!ends_with_ci(o.dfg, ".exr") && !ends_with_ci(o.dfg, ".png"))
+            throw CLI::ValidationError("--dfg", "'" + o.dfg + "' must end in .exr or .png");
+        check_file_name(o.dfg, "--dfg");
+        check_no_placeholder(o.dfg, "--dfg");
+    }
+    if (!o.preview.empty()) {
+        if (!ends_with_ci(o.preview, ".png"))
+            throw CLI::ValidationError("--preview", "'" + o.preview + "' must end in .png");
+        check_file_name(o.preview, "--preview");
+    }
+    if (!o.report.empty()) {
+        check_file_name(o.report, "--report");
+        check_no_placeholder(o.report, "--report");
+    }
+}
+
+// One rule for every option: one that would change nothing in this run is a usage error naming
+// it, because whoever wrote it believes it does something. --jobs and --fail-fast with a single
+// input are only warned about: how many inputs there are comes from a shell glob, not the user.
+void check_option_effects(const CLI::App& app, const Options& o, std::vector<std::string>& warnings) {
+    auto given = [&](const char* option) { return app.count(option) > 0; };
+    auto refuse = [](const char* option, const std::string& why) { throw CLI::ValidationError(option, "has no effect " + why); };
+    if (o.quiet && o.verbose) throw CLI::ValidationError("--quiet", "contradicts --verbose: give one of them");
+    if (o.compare && o.device == "cpu")
+        throw CLI::ValidationError("--compare", "checks the GPU path against the CPU path: it cannot run with --device cpu");
+
+    if (!o.has_input()) {
+        for (const char* option : {"--order", "--size", "--irradiance", "--window", "--window-cutoff", "--warn-error",
+                                   "--layout", "--output-layout", "--device", "--gl", "--compare", "--tolerance",
+                                   "--golden", "--abs-tolerance", "--preview", "--preview-width", "--preview-exposure",
+                                   "--emit", "--specular", "--specular-size", "--specular-samples", "--jobs",
+                                   "--fail-fast", "--timings", "--clamp-negative", "--replace-nonfinite",
+                                   "--max-pixels", "--output", "--out-dir", "--name"})
+            if (given(option)) refuse(option, "without an input (--dfg alone bakes no environment)");
+        return;
+    }
+    const bool map_written = o.batch() ? (o.names.empty() || std::any_of(o.names.begin(), o.names.end(), [](const std::string& n) {
+                                             return ends_with_ci(n, ".exr");
+                                         }))
+                                       : std::any_of(o.outputs.begin(), o.outputs.end(),
+                                                     [](const std::string& n) { return ends_with_ci(n, ".exr"); });
+    const bool map_made = map_written || o.compare;  // --compare compares the maps too
+    if (!map_made) {
+        for (const char* option : {"--size", "--output-layout"})
+            if (given(option)) refuse(option, "without an irradiance map (an .exr output, or --compare)");
+        if (o.irradiance == "exact") refuse("--irradiance", "(exact) without an irradiance map (an .exr output, or --compare)");
+    }
+    if (given("--tolerance") && !o.compare && o.golden.empty()) refuse("--tolerance", "without --compare or --golden");
+    if (given("--abs-tolerance") && o.golden.empty()) refuse("--abs-tolerance", "without --golden");
+    if (o.specular.empty())
+        for (const char* option : {"--specular-size", "--specular-samples"})
+            if (given(option)) refuse(option, "without --specular");
+    if (given("--dfg-size") && o.dfg.empty()) refuse("--dfg-size", "without --dfg");
+    if (o.preview.empty())
+        for (const char* option : {"--preview-width", "--preview-exposure"})
+            if (given(option)) refuse(option, "without --preview");
+    if (given("--gl") && o.device == "cpu") refuse("--gl", "with --device cpu (no OpenGL context is made)");
+    if (given("--window-cutoff") && (o.window == "none" || o.window == "auto"))
+        refuse("--window-cutoff", "without --window hann, lanczos or gauss");
+    if (given("--layout") && (!o.faces.empty() || std::any_of(o.inputs.begin(), o.inputs.end(), [](const std::string& in) {
+                                  return expand_face_pattern(in).has_value();
+                              })))
+        refuse("--layout", "on six face files: they are a cube already (--layout applies to single images)");
+    const std::size_t inputs = o.faces.empty() ? o.inputs.size() : 1;
+    if (inputs <= 1)
+        for (const char* option : {"--jobs", "--fail-fast"})
+            if (given(option)) warnings.push_back(std::string("warning: ") + option + " has no effect with a single input");
+}
+
+void check_inputs_and_outputs(const Options& o) {
+    if (!o.inputs.empty() && !o.faces.empty())
+        throw CLI::ValidationError("--faces", "give either input files or --faces with six files, not both");
+    if (!o.has_input() && o.dfg.empty())
+        throw CLI::ValidationError("input", "give an input file (or --faces with six files), or --dfg alone");
+    if (o.batch() && !o.faces.empty())
+        throw CLI::ValidationError("--faces", "one environment; for several cubes use {face} patterns as inputs");
+    if (!o.outputs.empty() && (!o.out_dir.empty() || !o.names.empty()))
+        throw CLI::ValidationError("--output", o.inputs.size() > 1
+                                                   ? "-o names the output of one input; with several inputs use "
+                                                     "--out-dir and --name patterns"
+                                                   : "give -o for the outputs of one input, or --out-dir with --name "
+                                                     "patterns, not both");
+    if (o.batch() && !o.outputs.empty())
+        throw CLI::ValidationError("--output", "-o names the output of one input; with several inputs use --out-dir "
+                                               "and --name patterns");
+    if (o.has_input() && o.outputs.empty() && o.names.empty() && o.out_dir.empty() && !o.compare && o.golden.empty() &&
+        o.preview.empty() && o.emits.empty() && o.report.empty() && o.specular.empty() && o.dfg.empty())
+        throw CLI::ValidationError("--output", "nothing to do: give -o out.exr and/or -o out.json");
+    // Each exact texel sums every cell of the source (up to 131072): beyond 6 x 256^2 outputs
+    // a bake would take minutes on the CPU path.
+    const long long map_texels = o.output_layout == "equirect" ? 8LL * o.size * o.size : 6LL * o.size * o.size;
+    if (o.irradiance == "exact" && map_texels > 6LL * 256 * 256)
+        throw CLI::ValidationError("--size", "--irradiance exact makes maps of at most 6 x 256^2 texels "
+                                             "(--size 256 cube, 221 lat-long)");
+}
+
+// The error line (without the tool's name) in CLI11's wording, made to say what to do: "--dfg: At Most 1 required but received 2".
+std::string usage_line(const CLI::ParseError& e) {
+    std::string what = e.what();
+    static const std::regex at_most("^(\\S+): At Most 1 required but received ([0-9]+)$");
+    std::smatch m;
+    if (std::regex_match(what, m, at_most)) what = m[1].str() + ": given " + m[2].str() + " times; it takes one value";
+    return one_line(what) + " (see --help)";
+}
+
+}  // namespace
+
+ParsedCommandLine parse_command_line(int argc, char** argv) {
+    ParsedCommandLine parsed;
+    Options& o = parsed.options;
+    CLI::App app{"Bakes image-based lighting: projects an HDR environment map onto spherical harmonics "
+                 "(order 3 or 5) on the GPU (OpenGL 4.3 compute) or CPU, and writes the irradiance map "
+                 "and/or the coefficients.",
+                 kTool};
+    std::string jobs = "auto";
+    add_options(app, o, jobs);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        parsed.exit_code = app.exit(e);
+        return parsed;
+    } catch (const CLI::CallForAllHelp& e) {
+        parsed.exit_code = app.exit(e);
+        return parsed;
+    } catch (const CLI::CallForVersion& e) {
+        parsed.exit_code = app.exit(e);
+        return parsed;
+    } catch (const CLI::ParseError& e) {
+        std::cerr << kTool << ": " << usage_line(e) << "\n";
+        parsed.exit_code = kExitUsage;
+        return parsed;
+    }
+    o.tolerance_given = app.count("--tolerance") > 0;
+    o.jobs = jobs == "auto" ? -1 : std::stoi(jobs);
+    try {
+        check_inputs_and_outputs(o);
+        check_output_names(o);
+        check_option_effects(app, o, parsed.warnings);
+    } catch (const CLI::ParseError& e) {
+        parsed.usage_error = usage_line(e);
+        parsed.exit_code = kExitUsage;
+    }
+    return parsed;
+}
+
+}  // namespace bake
