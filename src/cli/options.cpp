@@ -434,4 +434,30 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     return parsed;
 }
 
+BakeSettings bake_settings(const Options& o) {
+    BakeSettings s;
+    if (!o.layout.empty()) s.load.layout = parse_layout(o.layout);
+    s.load.max_pixels = o.max_pixels;
+    s.clamp_negative = o.clamp_negative;
+    s.replace_nonfinite = o.replace_nonfinite;
+    s.order = o.order;
+    s.map = MapShape{o.output_layout == "equirect", o.size};
+    s.exact_map = o.irradiance == "exact";
+    s.window = *parse_sh_window(o.window);
+    s.window_cutoff = o.window_cutoff;
+    s.warn_error = o.warn_error;
+    s.compare = o.compare;
+    s.tolerance = o.tolerance;
+    s.golden.relative = o.tolerance;
+    s.golden.relative_in_force = o.tolerance_given || !o.abs_tolerance;
+    s.golden.absolute_in_force = o.abs_tolerance.has_value();
+    s.golden.absolute = o.abs_tolerance.value_or(0);
+    s.specular.base_size = o.specular_size;
+    s.specular.samples = o.specular_samples;
+    s.preview_width = o.preview_width;
+    s.preview_exposure = o.preview_exposure;
+    s.threads = o.threads;
+    return s;
+}
+
 }  // namespace bake

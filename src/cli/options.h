@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "bake_settings.h"
 #include "image_io.h"
 
 namespace bake {
@@ -75,5 +76,8 @@ struct ParsedCommandLine {
 // set usage_error and exit_code = 2 with the options filled in, so that the caller can still
 // write the run's report.
 ParsedCommandLine parse_command_line(int argc, char** argv);
+
+// What the options ask of each bake.
+BakeSettings bake_settings(const Options& o);
 
 }  // namespace bake

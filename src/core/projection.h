@@ -10,6 +10,13 @@ struct Projection {
     double solid_angle_sum = 0;  // sum of Omega over the texels; 4 pi up to rounding
 };
 
+// The first sh_count(order) coefficients (the solid angle sum unchanged).
+inline Projection truncate_order(const Projection& p, int order) {
+    Projection out = p;
+    out.radiance = truncate_order(p.radiance, order);
+    return out;
+}
+
 // Double-precision projection over the source's own texels with exact solid angles.
 // Work is split into fixed row blocks whose partial sums are combined pairwise in a fixed
 // order, so the result is bit-identical whatever the thread count (threads <= 0: all cores).

@@ -37,9 +37,9 @@ struct FileReport {
     nlohmann::json golden;             // null or golden_to_json(...)
     nlohmann::json preview;            // null or {file, exposure}
     nlohmann::json emitted = nlohmann::json::array();  // [{language, file}]
-    nlohmann::json window;             // null or window_json(...) (irradiance_analysis.h)
+    nlohmann::json window;             // null or window_json(...) (src/bake/analysis.h)
     nlohmann::json sh_error;           // null or the SH error report (sh_error.h)
-    nlohmann::json specular;           // null or specular_json(...) (specular_stage.h)
+    nlohmann::json specular;           // null or specular_json(...) (src/bake/specular_stage.h)
 };
 
 struct RunReport {

@@ -1,22 +1,18 @@
 #include "specular_stage.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 
+#include "backend.h"
 #include "ggx.h"
-#include "gpu_specular.h"
 #include "parallel.h"
 #include "specular_io.h"
 #include "stage_progress.h"
+#include "stopwatch.h"
 
 namespace bake {
 
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 nlohmann::json differences_json(const std::vector<SpecularLevelDifference>& diffs) {
     nlohmann::json out = nlohmann::json::array();
@@ -28,28 +24,20 @@ nlohmann::json differences_json(const std::vector<SpecularLevelDifference>& diff
 
 }  // namespace
 
-SpecularBake bake_specular(const Environment& env, SpecularSettings settings, GpuSpecularPrefilter* gpu, int threads) {
+SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Backend& backend, int threads) {
     SpecularBake out;
     if (settings.source_size <= 0) settings.source_size = default_specular_source_size(env, settings.base_size);
     out.settings = settings;
     // Progress: the source, then every level after the first (each costs about the same).
     stage_progress::begin(specular_level_count(settings.base_size));
-    auto t0 = std::chrono::steady_clock::now();
+    const Stopwatch source_watch;
     out.source = make_specular_source(env, settings.source_size, threads);
     const SpecularInput input = prepare_specular_input(out.source, threads);
     stage_progress::advance();
     out.bright_texels = static_cast<int>(input.bright.size());
-    out.source_ms = ms_since(t0);
-    t0 = std::chrono::steady_clock::now();
-    if (gpu) {
-        out.chain = gpu->prefilter(input, settings);
-        out.prefilter_ms = gpu->last_ms();
-        out.computed_by = "gpu";
-    } else {
-        out.chain = prefilter_specular_sampled(input, settings, threads);
-        out.prefilter_ms = ms_since(t0);
-        out.computed_by = "cpu";
-    }
+    out.source_ms = source_watch.ms();
+    out.chain = backend.prefilter_specular(input, settings, out.prefilter_ms);
+    out.computed_by = backend.name();
     return out;
 }
 

@@ -8,11 +8,11 @@
 
 namespace bake {
 
-class GpuSpecularPrefilter;
+class Backend;
 
 // The specular half of a bake (--specular): the source cube, its mip chain and the GGX-prefiltered
-// chain, on the GPU when `gpu` is given (GpuError propagates: the caller falls back), else by the
-// same estimator on the CPU in double.
+// chain on `backend` (the GPU's GpuError propagates: the caller falls back; the CPU runs the same
+// estimator in double).
 struct SpecularBake {
     SpecularSettings settings;
     CubeMap source;                      // the source cube the lobe is integrated over
@@ -26,7 +26,7 @@ struct SpecularBake {
 };
 
 // env: float or packed texels.
-SpecularBake bake_specular(const Environment& env, SpecularSettings settings, GpuSpecularPrefilter* gpu, int threads);
+SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Backend& backend, int threads);
 
 // --compare: texels of each level checked against the brute force (each costs a pass over the
 // source cube: 6 x 512² texels at the default size).

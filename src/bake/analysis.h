@@ -3,13 +3,12 @@
 #include <string>
 #include <vector>
 
+#include "backend.h"
 #include "exact_irradiance.h"
 #include "sh_error.h"
 #include "sh_window.h"
 
 namespace bake {
-
-class GpuExactIrradiance;
 
 // The stages of a bake beyond the SH coefficients: the SH error report (always), the deringing
 // window, and the exact irradiance map (--irradiance exact).
@@ -22,19 +21,10 @@ struct IrradianceAnalysis {
 // the report is the same with or without --irradiance exact.
 int sh_error_cell_block(const Environment& env);
 
-// Evaluates exact irradiance on the GPU when `gpu` is given (GpuError propagates: the caller
-// falls back), else on the double CPU path; `ms` accumulates the time spent.
-struct ExactEvaluator {
-    GpuExactIrradiance* gpu = nullptr;
-    int threads = 0;
-    double ms = 0;
-    std::vector<Rgb> evaluate(const IrradianceCells& cells, const std::vector<Vec3>& directions);
-};
-
 // What a bake's analysis needs of the texels: the error report's cells and the exact irradiance
 // at its directions (cube_map_directions(kShErrorGridSize), CPU double), and the exact map's cells
 // when asked for. They depend on the texels alone: the CPU path makes them where the input is
-// decoded (bake_app.cpp), the GPU path sums a lat-long input's cells on the GPU (gpu_irradiance_cells.h).
+// decoded (load_input), the GPU path sums a lat-long input's cells on the GPU (gpu_irradiance_cells.h).
 struct AnalysisCells {
     IrradianceCells report;
     std::vector<Rgb> report_exact;
@@ -50,8 +40,14 @@ AnalysisCells build_analysis_cells(const Environment& env, bool exact_map, int t
 IrradianceAnalysis analyse_irradiance(const AnalysisCells& cells, const ShCoefficients& irradiance5, int order,
                                       ShWindowKind window, double window_cutoff);
 
-// The exact irradiance map: a cube of `size` (vertical strip) or a 4 size x 2 size lat-long.
-Image render_exact_map(const IrradianceCells& cells, bool equirect, int size, ExactEvaluator& evaluator);
+// The exact irradiance map of `shape` on `backend` (its time added to `ms`; GpuError propagates).
+Image render_exact_map(const IrradianceCells& cells, const MapShape& shape, Backend& backend, double& ms);
+
+// The analysis' warnings (without "warning: <input>: "): a window that leaves the irradiance
+// negative, and the SH quality line: the mean error beyond --warn-error, and negative irradiance
+// (named in the same line, or alone when deeper than warn_error times the mean).
+std::vector<std::string> analysis_warnings(const IrradianceAnalysis& analysis, const ShCoefficients& irradiance,
+                                           ShWindowKind requested, int order, double warn_error);
 
 // {"kind", "cutoff", "band_factors", "min_irradiance_before", "min_irradiance_after", "nonnegative",
 // "nonnegative_tolerance"}.

@@ -1,0 +1,60 @@
+#pragma once
+// What a bake asks of a device, behind one interface with two implementations: the CPU path
+// (double precision, the reference) and the GPU path (OpenGL 4.3 compute, float sums within the
+// bounds their tests state). Which one runs an operation, and what happens when the GPU fails, is
+// decided in one place: Devices (devices.h). Both compute the same quantities in the convention of
+// docs/CONVENTION.md.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exact_irradiance.h"
+#include "image.h"
+#include "projection.h"
+#include "run_report.h"
+#include "specular_prefilter.h"
+
+namespace bake {
+
+// An irradiance map's shape: a cube of `size` (stored as a vertical strip, N x 6N) or a
+// 4 size x 2 size lat-long map.
+struct MapShape {
+    bool equirect = false;
+    int size = 32;
+};
+
+// What the first input will most likely need, guessed before it is decoded so that a backend can
+// prepare (compile programs, make buffers) while it decodes. A wrong guess costs only time.
+struct PrepareHint {
+    bool cube = false;                      // the input is a cube (faces, or a forced cube layout)
+    std::optional<TexelEncoding> encoding;  // lat-long: RGBE (.hdr) or half (.exr)
+    std::size_t texel_count = 0;            // lat-long: from the header, when known
+    std::optional<bool> cube_map;           // an SH irradiance map will be rendered: cube (true) or lat-long
+    bool exact_map = false;                 // --irradiance exact
+    int projected_order = 5, map_order = 3;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual const char* name() const = 0;  // "cpu" or "gpu"
+    virtual void prepare(const PrepareHint&) {}
+
+    // Radiance coefficients of `order`; sets the stage times it measures (project; GPU: upload,
+    // reduce too).
+    virtual Projection project_sh(const Environment& env, int order, StageTimings& timings) = 0;
+    // The SH error report's cells of `block` texels a side summed from the texels this backend
+    // holds, or nothing when it leaves them to the CPU (which builds them where the input loads).
+    virtual std::optional<IrradianceCells> report_cells(const Environment& env, int block) = 0;
+    // E(n) over the cells at each direction (exact_irradiance.h); adds its time to `ms`.
+    virtual std::vector<Rgb> exact_irradiance(const IrradianceCells& cells, const std::vector<Vec3>& directions,
+                                              double& ms) = 0;
+    // The irradiance map of SH irradiance coefficients at every texel centre; adds its time to `ms`.
+    virtual Image sh_irradiance_map(const ShCoefficients& irradiance, const MapShape& shape, double& ms) = 0;
+    // The GGX chain: level 0 the source's area average, the others Karis' estimator over `input`;
+    // adds its time to `ms`.
+    virtual std::vector<CubeMap> prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
+                                                    double& ms) = 0;
+};
+
+}  // namespace bake

@@ -1,0 +1,52 @@
+#pragma once
+// What a bake is asked to do, independent of how the command line spelled it.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend.h"
+#include "environment_loader.h"
+#include "golden_check.h"
+#include "shader_snippet.h"
+#include "sh_window.h"
+#include "specular_prefilter.h"
+
+namespace bake {
+
+// Coefficients are always projected at order 5: the SH error report measures orders 3 and 5
+// whatever was asked, and lower bands do not depend on the order projected (the CPU path's
+// order-3 sums are the same bits either way).
+constexpr int kProjectedOrder = 5;
+
+struct BakeSettings {
+    LoadOptions load;                 // layout, size limit (packed texels are kept)
+    bool clamp_negative = false;      // texel policies
+    bool replace_nonfinite = false;
+    int order = 3;
+    MapShape map;                     // the irradiance map's shape (cube N, or lat-long 4N x 2N)
+    bool exact_map = false;           // --irradiance exact
+    ShWindowKind window = ShWindowKind::None;
+    double window_cutoff = 0;
+    double warn_error = 0.05;
+    bool compare = false;
+    double tolerance = 1e-5;          // --compare
+    GoldenTolerance golden;
+    SpecularSettings specular;        // base_size and samples
+    int preview_width = 512;
+    double preview_exposure = 0;
+    int threads = 0;
+};
+
+// One input and everything it produces (names expanded).
+struct BakeJob {
+    int index = 1;
+    std::string label;                 // the input as given (first face file for --faces)
+    std::vector<std::string> faces;    // six face files given with --faces (empty otherwise)
+    std::vector<std::string> outputs;  // .exr / .json
+    std::string golden, preview;
+    std::string specular;              // may hold {level}
+    std::vector<std::pair<ShaderLanguage, std::string>> emits;
+};
+
+}  // namespace bake

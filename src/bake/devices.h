@@ -1,0 +1,71 @@
+#pragma once
+// Which backend runs each operation of a bake, and what a GPU failure leads to: decided here and
+// nowhere else.
+//   --device cpu   the CPU; no context is made.
+//   --device gpu   the GPU; a failure is the error (exit 5). --compare runs so too.
+//   --device auto  the GPU where one works; a failure falls back: one notice line, the GPU dropped
+//                  for the rest of the run, and the operation again on the CPU.
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "cpu_backend.h"
+#include "gl_context.h"
+#include "gpu_backend.h"
+
+namespace bake {
+
+enum class DeviceMode { Auto, Gpu, Cpu };
+
+// The operations a bake runs on a backend (backend.h).
+enum class Operation { ProjectSh, ReportCells, ExactIrradiance, ShIrradianceMap, Specular };
+
+class Devices {
+public:
+    using Notice = std::function<void(const std::string& line)>;
+
+    // Makes the GPU backend unless the mode is Cpu: under Gpu a failure throws GpuError, under Auto
+    // it gives one notice and the CPU.
+    Devices(DeviceMode mode, GlBackend gl, bool debug_output, int threads, Notice notice);
+
+    DeviceMode mode() const { return mode_; }
+    Backend& cpu() { return cpu_; }
+    GpuBackend* gpu() { return gpu_.get(); }  // while it works; null on the CPU path
+
+    // The backend that runs `op` now.
+    Backend& backend_for(Operation op);
+    bool on_gpu(Operation op) { return &backend_for(op) == gpu_.get(); }
+
+    // fn(backend) on the backend for `op`. A GpuError under Auto: the notice (naming `label`), the
+    // GPU dropped, fn(cpu) once more; under Gpu it propagates. `computed_by` gets the name of the
+    // backend whose result is returned.
+    template <typename Fn>
+    auto run(Operation op, const std::string& label, Fn&& fn, std::string* computed_by = nullptr)
+        -> decltype(fn(std::declval<Backend&>())) {
+        Backend& backend = backend_for(op);
+        if (&backend != gpu_.get()) {
+            if (computed_by) *computed_by = backend.name();
+            return fn(backend);
+        }
+        try {
+            if (computed_by) *computed_by = backend.name();
+            return fn(backend);
+        } catch (const GpuError& e) {
+            fall_back(label, e);
+        }
+        if (computed_by) *computed_by = cpu_.name();
+        return fn(static_cast<Backend&>(cpu_));
+    }
+
+private:
+    // Under Auto: the notice and the CPU from now on; otherwise rethrows.
+    void fall_back(const std::string& label, const GpuError& e);
+
+    DeviceMode mode_;
+    CpuBackend cpu_;
+    std::unique_ptr<GpuBackend> gpu_;
+    Notice notice_;
+};
+
+}  // namespace bake

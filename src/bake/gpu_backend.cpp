@@ -1,0 +1,92 @@
+#include "gpu_backend.h"
+
+#include <cmath>
+
+#include "gpu_exact_irradiance.h"
+#include "gpu_irradiance_cells.h"
+#include "gpu_projector.h"
+#include "gpu_specular.h"
+#include "stage_progress.h"
+
+namespace bake {
+
+namespace {
+
+bool is_finite(const Projection& p) {
+    for (const Rgb& c : p.radiance.rgb)
+        for (double v : c)
+            if (!std::isfinite(v)) return false;
+    return std::isfinite(p.solid_angle_sum);
+}
+
+}  // namespace
+
+GpuBackend::GpuBackend(GlBackend gl, bool debug_output) {
+    context_ = GlContext::create(gl, debug_output);
+    projector_ = std::make_unique<GpuProjector>(*context_);
+    exact_ = std::make_unique<GpuExactIrradiance>(projector_->programs());
+    cells_ = std::make_unique<GpuIrradianceCells>(*projector_);
+    specular_ = std::make_unique<GpuSpecularPrefilter>(projector_->programs());
+}
+
+GpuBackend::~GpuBackend() = default;
+
+const GlContextInfo& GpuBackend::info() const { return context_->info(); }
+
+void GpuBackend::prepare(const PrepareHint& hint) {
+    GpuProjector::InputShape shape;
+    shape.cube = hint.cube;
+    shape.encoding = hint.encoding;
+    shape.texel_count = hint.texel_count;
+    try {
+        projector_->prepare(hint.projected_order, shape, hint.exact_map ? std::nullopt : hint.cube_map, hint.map_order);
+        if (hint.exact_map) exact_->prepare();
+        else if (!shape.cube) cells_->prepare(!shape.encoding ? 0u : *shape.encoding == TexelEncoding::Rgbe8 ? 1u : 2u);
+    } catch (const GpuError&) {
+    }
+}
+
+Projection GpuBackend::project_sh(const Environment& env, int order, StageTimings& timings) {
+    Projection p = projector_->project(env, order);
+    // Float sums overflow where double ones do not (texels near FLT_MAX): never write that.
+    if (!is_finite(p))
+        throw GpuError("the float sums overflowed (texel values too large for float); --device cpu computes them in double");
+    const GpuTimings& t = projector_->last_timings();
+    timings.upload = t.upload_ms;
+    timings.project = t.project_ms;
+    timings.reduce = t.reduce_ms;
+    return p;
+}
+
+std::optional<IrradianceCells> GpuBackend::report_cells(const Environment& env, int block) {
+    return cells_->build(env, block);
+}
+
+std::vector<Rgb> GpuBackend::exact_irradiance(const IrradianceCells& cells, const std::vector<Vec3>& directions,
+                                              double& ms) {
+    exact_->upload(cells);
+    std::vector<Rgb> values = exact_->evaluate(directions);
+    ms += exact_->last_ms();
+    return values;
+}
+
+Image GpuBackend::sh_irradiance_map(const ShCoefficients& irradiance, const MapShape& shape, double& ms) {
+    Image map = shape.equirect ? projector_->render_irradiance_equirect(irradiance, 4 * shape.size, 2 * shape.size)
+                               : assemble_cube(projector_->render_irradiance_cube(irradiance, shape.size), Layout::VStrip);
+    ms += projector_->last_timings().irradiance_ms;
+    return map;
+}
+
+std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
+                                                    double& ms) {
+    std::vector<CubeMap> chain = specular_->prefilter(input, settings);
+    ms += specular_->last_ms();
+    return chain;
+}
+
+GpuBackend::ProgramStats GpuBackend::program_stats() const {
+    const GpuProjector::ProgramStats ps = projector_->program_stats();
+    return {ps.compiled, ps.cached, ps.cache_folder};
+}
+
+}  // namespace bake

@@ -1,0 +1,49 @@
+#pragma once
+// The GPU path: one OpenGL 4.3 context and its compute programs for the whole run. Every
+// operation throws GpuError when the GPU cannot do it (Devices decides what follows).
+#include <memory>
+
+#include "backend.h"
+#include "gl_context.h"
+
+namespace bake {
+
+class GpuProjector;
+class GpuExactIrradiance;
+class GpuIrradianceCells;
+class GpuSpecularPrefilter;
+
+class GpuBackend final : public Backend {
+public:
+    // Makes the context and the GPU stages' objects; throws GpuError when no context works.
+    GpuBackend(GlBackend gl, bool debug_output);
+    ~GpuBackend() override;
+    const char* name() const override { return "gpu"; }
+    const GlContextInfo& info() const;
+    // Compiles the programs (and makes the buffers) the hint says the first input will need.
+    // Best effort: a failure surfaces again, with its own message, where it matters.
+    void prepare(const PrepareHint& hint) override;
+
+    Projection project_sh(const Environment& env, int order, StageTimings& timings) override;
+    std::optional<IrradianceCells> report_cells(const Environment& env, int block) override;
+    std::vector<Rgb> exact_irradiance(const IrradianceCells& cells, const std::vector<Vec3>& directions,
+                                      double& ms) override;
+    Image sh_irradiance_map(const ShCoefficients& irradiance, const MapShape& shape, double& ms) override;
+    std::vector<CubeMap> prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
+                                            double& ms) override;
+
+    struct ProgramStats {
+        std::size_t compiled = 0, cached = 0;
+        std::string cache_folder;
+    };
+    ProgramStats program_stats() const;
+
+private:
+    std::unique_ptr<GlContext> context_;
+    std::unique_ptr<GpuProjector> projector_;
+    std::unique_ptr<GpuExactIrradiance> exact_;
+    std::unique_ptr<GpuIrradianceCells> cells_;
+    std::unique_ptr<GpuSpecularPrefilter> specular_;
+};
+
+}  // namespace bake

@@ -1,0 +1,80 @@
+#include "outputs.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "atomic_file.h"
+#include "image_io.h"
+#include "preview_image.h"
+#include "shader_snippet.h"
+
+namespace bake {
+
+namespace {
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+void write_irradiance_exr(const std::string& path, const BakeProducts& p) {
+    write_exr(path, *p.map, p.settings.map.equirect ? EnvmapHint::LatLong : EnvmapHint::Cube);
+}
+
+void write_coefficients(const std::string& path, const BakeProducts& p) { write_coefficients_json(path, p.record); }
+
+}  // namespace
+
+const std::vector<OutputFormat>& output_formats() {
+    static const std::vector<OutputFormat> formats = {
+        {".exr", "irradiance map (float RGB OpenEXR)", true, write_irradiance_exr},
+        {".json", "SH coefficients and their convention", false, write_coefficients},
+    };
+    return formats;
+}
+
+const OutputFormat* output_format_for(const std::string& path) {
+    const std::string name = lower(path);
+    for (const OutputFormat& f : output_formats()) {
+        const std::size_t n = std::char_traits<char>::length(f.extension);
+        if (name.size() >= n && name.compare(name.size() - n, n, f.extension) == 0) return &f;
+    }
+    return nullptr;
+}
+
+bool outputs_need_map(const BakeJob& job) {
+    return std::any_of(job.outputs.begin(), job.outputs.end(), [](const std::string& out) {
+        const OutputFormat* f = output_format_for(out);
+        return f && f->needs_map;
+    });
+}
+
+void write_outputs(const BakeProducts& p, FileReport& rep) {
+    const BakeJob& job = p.job;
+    if (p.specular) {
+        const std::vector<std::string> files = write_specular(job.specular, *p.specular);
+        rep.outputs.insert(rep.outputs.end(), files.begin(), files.end());
+        rep.specular = specular_json(*p.specular, files);
+    }
+    for (const std::string& out : job.outputs) {
+        output_format_for(out)->write(out, p);
+        rep.outputs.push_back(out);
+    }
+    if (!job.preview.empty()) {
+        PreviewOptions po;
+        po.panel_width = p.settings.preview_width;
+        po.exposure = p.settings.preview_exposure;
+        if (p.specular) po.specular = &p.specular->chain;
+        const PreviewImage preview = make_preview(p.env, p.record.irradiance, po);
+        write_preview_png(job.preview, preview);
+        rep.outputs.push_back(job.preview);
+        rep.preview = {{"file", job.preview}, {"exposure", preview.exposure}};
+    }
+    for (const auto& [language, file] : job.emits) {
+        write_text_atomically(file, emit_shader_snippet(language, p.record.irradiance, job.label));
+        rep.outputs.push_back(file);
+        rep.emitted.push_back({{"language", language == ShaderLanguage::Glsl ? "glsl" : "hlsl"}, {"file", file}});
+    }
+}
+
+}  // namespace bake

@@ -1,0 +1,44 @@
+#pragma once
+// A bake's outputs, written from what the stages made. A file given with -o / --name is written
+// by the format its extension names (the registry in outputs.cpp: one entry a format); --specular,
+// --preview and --emit by their own writers. All of one input's outputs are written, or none.
+#include <string>
+#include <vector>
+
+#include "bake_settings.h"
+#include "coefficients_json.h"
+#include "run_report.h"
+#include "specular_stage.h"
+
+namespace bake {
+
+// What the outputs are made from.
+struct BakeProducts {
+    const BakeJob& job;
+    const BakeSettings& settings;
+    const Environment& env;
+    const BakeRecord& record;
+    const Image* map;               // the irradiance map, when an output needs one
+    const SpecularBake* specular;   // --specular
+};
+
+// A format of -o / --name files, chosen by extension.
+struct OutputFormat {
+    const char* extension;  // lower case, with the dot: ".exr"
+    const char* what;       // for --help and errors: "irradiance map"
+    bool needs_map;         // the irradiance map is rendered for it
+    void (*write)(const std::string& path, const BakeProducts& products);
+};
+
+// The registered formats, and the one for a path (by its extension, case-insensitive; null: none).
+const std::vector<OutputFormat>& output_formats();
+const OutputFormat* output_format_for(const std::string& path);
+
+// Whether any of the job's -o / --name files needs the irradiance map.
+bool outputs_need_map(const BakeJob& job);
+
+// Writes every output of the job; fills rep.outputs, rep.specular, rep.preview and rep.emitted.
+// Throws OutputError naming the file; then none of the job's outputs is left changed.
+void write_outputs(const BakeProducts& products, FileReport& rep);
+
+}  // namespace bake
