@@ -151,8 +151,6 @@ void App::run_job(Bake& bake, const BakeJob& job, const std::function<LoadedInpu
         rep.exit_code = kExitOk;
     } catch (const CheckFailed& failed) {
         fail(failed.code, failed.line);
-    } catch (const GpuError& e) {
-        fail(kExitGpuUnavailable, job.label + ": GPU path failed: " + one_line(e.what()));
     } catch (const std::exception& e) {
         const auto [code, line] = refusal(e);
         fail(code, code == kExitInput || code == kExitOutput ? line : job.label + ": " + line);

@@ -43,48 +43,22 @@
 
 #include <glad/gl.h>
 
-#define GLFW_INCLUDE_NONE
-#include <GLFW/glfw3.h>
-#include <EGL/egl.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
-#include <map>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cube_map.h"
 #include "embedded_shaders.h"
-#include "equirect.h"
 #include "gl_objects.h"
-
-// GL 4.4 / ARB_buffer_storage, loaded by hand: the generated loader is GL 4.3 core.
-#ifndef GL_MAP_PERSISTENT_BIT
-#define GL_MAP_PERSISTENT_BIT 0x0040
-#endif
-#ifndef GL_MAP_COHERENT_BIT
-#define GL_MAP_COHERENT_BIT 0x0080
-#endif
-#ifndef GL_DYNAMIC_STORAGE_BIT
-#define GL_DYNAMIC_STORAGE_BIT 0x0100
-#endif
+#include "gpu_irradiance_map.h"
+#include "gpu_source_texels.h"
 
 namespace bake {
 namespace {
 
-// Cube pass 1 without symmetry: one position quad = 4 positions x 6 faces; lat-long: 4 texels.
-struct Pass1Shape {
-    GLuint faces;             // 6 for a cube (positions shared by the faces), 1 for equirect
-    GLuint quads_per_thread;  // position quads per invocation
-    GLuint group_size;
-    std::size_t positions_per_group() const { return std::size_t{group_size} * quads_per_thread * 4; }
-    std::size_t texels_per_thread() const { return std::size_t{quads_per_thread} * 4 * faces; }
-};
 // Symmetric cube pass: a task = P (sym_positions) positions of a face quadrant x 3 pairs x 8
 // mirrored texels: 24 P texels, 3 P sequential adds.
 constexpr int kWalshHadamardRoundings = 3;
@@ -92,17 +66,6 @@ constexpr int kWalshHadamardRoundings = 3;
 // Reduction passes: up to reduce_group_size * reduce_seq partials -> 1.
 // Shared memory per tree round, at most the 32 KiB that GL guarantees.
 constexpr std::size_t kTreeSharedBytes = 32768;
-constexpr GLuint kMapGroupSize = 64;
-constexpr std::size_t kBytesPerTexel = 3 * sizeof(float);
-constexpr std::size_t kStagingBytes = std::size_t{8} << 20;  // each of 2; pinning more costs a one-shot run more than it saves (bench/NOTES.md)
-
-int ceil_log2(std::size_t n) {
-    int levels = 0;
-    while ((std::size_t{1} << levels) < n) ++levels;
-    return levels;
-}
-
-std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 bool is_power_of_two(unsigned v) { return v != 0 && (v & (v - 1)) == 0; }
 
@@ -110,71 +73,6 @@ bool is_power_of_two(unsigned v) { return v != 0 && (v & (v - 1)) == 0; }
 unsigned tree_chunk(int count, unsigned group, std::size_t shared_bytes) {
     const std::size_t rounds = ceil_div(std::size_t(count) * group * 16, shared_bytes);
     return static_cast<unsigned>(ceil_div(static_cast<std::size_t>(count), std::max<std::size_t>(rounds, 1)));
-}
-
-// Face size of a cube of `texel_count` texels when the symmetric pass applies to it, else 0.
-std::size_t symmetric_face_size(std::size_t texel_count, const GpuTuning& tuning) {
-    if (!tuning.cube_symmetry || texel_count % 6 != 0) return 0;
-    const auto n = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(texel_count / 6))));
-    return n * n * 6 == texel_count && n % 8 == 0 ? n : 0;
-}
-
-struct Limits {
-    std::size_t max_block_bytes = 0;  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
-    std::size_t max_groups_x = 0;     // GL_MAX_COMPUTE_WORK_GROUP_COUNT[0]
-    std::size_t max_shared_bytes = 0;
-    std::size_t max_invocations = 0;
-};
-
-// Double-precision lat-long geometry for the shaders (see project_sh.comp): rows
-// (sin theta, cos theta, pixel solid angle, 0), columns (cos phi, sin phi).
-void fill_equirect_tables(int width, int height, std::vector<float>* rows, std::vector<float>* cols) {
-    constexpr double kPi = 3.14159265358979323846;
-    rows->assign(static_cast<std::size_t>(height) * 4, 0.0f);
-    cols->assign(static_cast<std::size_t>(width) * 2, 0.0f);
-    for (int r = 0; r < height; ++r) {
-        const double theta = kPi * (r + 0.5) / height;
-        float* row = &(*rows)[static_cast<std::size_t>(r) * 4];
-        row[0] = static_cast<float>(std::sin(theta));
-        row[1] = static_cast<float>(std::cos(theta));
-        row[2] = static_cast<float>(equirect_row_solid_angle(r, width, height));
-    }
-    for (int c = 0; c < width; ++c) {
-        const double phi = 2.0 * kPi * (c + 0.5) / width - kPi;
-        (*cols)[static_cast<std::size_t>(c) * 2] = static_cast<float>(std::cos(phi));
-        (*cols)[static_cast<std::size_t>(c) * 2 + 1] = static_cast<float>(std::sin(phi));
-    }
-}
-
-// memcpy split over a few threads: one thread does not fill host-to-device bandwidth.
-void parallel_copy(void* dst, const void* src, std::size_t bytes, unsigned max_threads) {
-    const unsigned threads = bytes < (std::size_t{4} << 20)
-                                 ? 1u
-                                 : std::max(1u, std::min(max_threads, std::thread::hardware_concurrency()));
-    const std::size_t part = ceil_div(bytes, threads);
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) {
-        const std::size_t begin = t * part;
-        if (begin >= bytes) break;
-        pool.emplace_back([=] {
-            std::memcpy(static_cast<char*>(dst) + begin, static_cast<const char*>(src) + begin,
-                        std::min(part, bytes - begin));
-        });
-    }
-    std::memcpy(dst, src, std::min(part, bytes));
-    for (auto& th : pool) th.join();
-}
-
-// Waits until the GPU has passed `fence` (however long: a timeout only means "not yet"), then
-// deletes it. A failed wait (a lost context, say) is a GpuError.
-void wait_and_delete(GLsync& fence) {
-    if (!fence) return;
-    GLenum status;
-    while ((status = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000)) == GL_TIMEOUT_EXPIRED) {
-    }
-    glDeleteSync(fence);
-    fence = nullptr;
-    if (status == GL_WAIT_FAILED) throw GpuError("waiting for an upload copy failed (context lost?)");
 }
 
 int reduction_depth(std::size_t partials, const GpuTuning& t) {
@@ -189,6 +87,27 @@ int reduction_depth(std::size_t partials, const GpuTuning& t) {
 
 }  // namespace
 
+GpuLimits GpuLimits::query() {
+    GLint64 block = 0;
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
+    GLint groups = 0, shared = 0, invocations = 0;
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &groups);
+    glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &shared);
+    glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &invocations);
+    check_gl("querying compute limits");
+    GpuLimits l;
+    l.max_block_bytes = static_cast<std::size_t>(std::max<GLint64>(block, 0));
+    l.max_groups_x = static_cast<std::size_t>(std::max(groups, 0));
+    l.max_shared_bytes = static_cast<std::size_t>(std::max(shared, 0));
+    l.max_invocations = static_cast<std::size_t>(std::max(invocations, 0));
+    if (l.max_invocations < 1024 || l.max_shared_bytes < kTreeSharedBytes ||
+        l.max_block_bytes < std::size_t{256} * 4 * 6 * kBytesPerTexel)
+        throw GpuError("the GPU's compute limits are below OpenGL 4.3's minimums (work group " +
+                       std::to_string(l.max_invocations) + " invocations, " + std::to_string(l.max_shared_bytes) +
+                       " bytes shared memory)");
+    return l;
+}
+
 std::string GpuTuning::describe() const {
     std::ostringstream s;
     s << "sym=" << (cube_symmetry ? 1 : 0) << " wg=" << group_size << " tasks=" << tasks_per_thread
@@ -200,262 +119,53 @@ std::string GpuTuning::describe() const {
 }
 
 struct GpuProjector::Impl {
-    explicit Impl(const GlContextInfo& info) : programs(info) {}
-    Limits limits;
+    Impl(const GlContext& context, const GpuLimits& l)
+        : limits(l), programs(context.info()), source(context, l), map(programs, l, source) {}
+    GpuLimits limits;
     GpuTuning tuning;
-    bool has_buffer_storage = false;
     ComputePrograms programs;
-    // The uploaded input (upload()), in tiles; pass 1 reads it, project_resident() reuses it.
-    struct Tile {
-        // Symmetric cube pass: tasks [first, first + count), face rows [row_base, +rows) and
-        // their mirrors. Otherwise: texel positions [first, first + count).
-        std::size_t first = 0, count = 0;
-        std::size_t row_base = 0, rows = 0;
-        std::size_t stride_quads = 0;      // per-texel cube pass: quads per face in the buffer
-        std::size_t groups = 0;            // pass-1 work groups
-        std::unique_ptr<GlBuffer> texels;
-    };
-    struct Resident {
-        bool valid = false;
-        bool cube = false;
-        bool symmetric = false;
-        // Texels as uploaded: 0 RGB float, 1 RGBE bytes, 2 RGB half (project_sh.comp's
-        // TEXEL_FORMAT); packed encodings are expanded in the shader.
-        unsigned texel_format = 0;
-        std::size_t bytes_per_texel = kBytesPerTexel;
-        GpuTuning tuning;            // the pass-1 shape the tiles were cut for
-        std::size_t size = 0;        // cube face size or equirect width
-        std::size_t positions = 0;   // texels per face (cube) or per image
-        std::size_t total_groups = 0;
-        std::vector<Tile> tiles;
-    } resident;
-    std::vector<std::unique_ptr<GlBuffer>> spare_texels;  // made by prepare(), taken by upload()
-    GlBuffer partials_a, partials_b, result, row_table, column_table;
-    GlBuffer coefficients, map_output, map_row_table, map_column_table;
-    std::unique_ptr<GlBuffer> staging[2];
-    void* staging_map[2] = {nullptr, nullptr};
-    GLsync staging_fence[2] = {nullptr, nullptr};
-    int staging_next = 0;
-    std::size_t staging_bytes = 0;  // size of each staging buffer
-    std::size_t upload_total = 0;   // bytes of the upload in progress
-    StageTimer project_timer, reduce_timer, irradiance_timer;
+    GpuSourceTexels source;  // the uploaded input: pass 1 reads it, project_resident() reuses it
+    GpuIrradianceMap map;
+    GlBuffer partials_a, partials_b, result;
+    StageTimer project_timer, reduce_timer;
     GpuTimings timings;
-    std::size_t max_tile_texels = 0;  // test cap, 0 = none
-
-    ~Impl() {
-        for (GLsync& f : staging_fence)
-            if (f) glDeleteSync(f);
-        for (int i = 0; i < 2; ++i)
-            if (staging_map[i]) {
-                glBindBuffer(GL_COPY_READ_BUFFER, staging[i]->id);
-                glUnmapBuffer(GL_COPY_READ_BUFFER);
-            }
-    }
 
     // Shared memory for one tree round: what the device allows, at most 48 KiB (the most a
     // work group gets without opt-in on NVIDIA), at least the 32 KiB GL guarantees.
     std::size_t tree_shared_bytes() const {
         return std::max(kTreeSharedBytes, std::min<std::size_t>(limits.max_shared_bytes, 49152));
     }
-    GpuTuning::Upload upload_mode() const {
-        return has_buffer_storage ? tuning.upload : GpuTuning::Upload::BufferData;
-    }
     GLuint program(const char* shader_name, const std::string& defines) { return programs.get(shader_name, defines); }
     void set_uniform(GLuint program, const char* name, std::size_t value) const {
         glUniform1ui(glGetUniformLocation(program, name), static_cast<GLuint>(value));
     }
-    void upload_equirect_tables(int width, int height, GlBuffer* rows, GlBuffer* columns) const;
-    void check_block(std::size_t bytes, const char* what) const;
-    // The per-texel pass's tiles for `positions` texel positions (a cube: each on 6 faces):
-    // ranges of positions in whole work groups, each small enough for one storage block and one
-    // dispatch. Tile boundaries fall on work-group boundaries: tiling never changes a sum.
-    std::vector<Tile> plan_texel_tiles(std::size_t positions, bool cube, std::size_t bpt) const;
-    static std::size_t tile_bytes(const Tile& tile, bool cube, std::size_t bpt) {
-        return (cube ? 6 : 1) * tile.stride_quads * 4 * bpt;
-    }
-    // Creates the staging buffers for an upload of upload_total bytes, if not already there.
-    void ensure_staging();
-    // Creates a tile buffer of `bytes` for the current upload mode (or takes a spare one).
-    std::unique_ptr<GlBuffer> make_texel_buffer(std::size_t bytes);
-    // Writes bytes into a tile buffer (src nullptr: zeros), through the upload mode's path.
-    void write(GlBuffer& buffer, std::size_t offset, const void* src, std::size_t bytes);
     // Pass-1 and reduction programs for `order` and an input of this shape (tuning t).
     std::pair<GLuint, GLuint> projection_programs(int order, bool cube, bool symmetric, unsigned texel_format,
                                                   const GpuTuning& t);
     // The same for the resident input.
     std::pair<GLuint, GLuint> projection_programs(int order) {
-        return projection_programs(order, resident.cube, resident.symmetric, resident.texel_format, resident.tuning);
+        const GpuSourceTexels::Resident& r = source.resident();
+        return projection_programs(order, r.cube, r.symmetric, r.texel_format, r.tuning);
     }
-    GLuint map_program(int order, bool cube) {
-        return program("irradiance_map.comp", "#define SH_ORDER " + std::to_string(order) + "\n#define WG_SIZE " +
-                                                  std::to_string(kMapGroupSize) + "\n#define CUBE_LAYOUT " +
-                                                  (cube ? "1" : "0") + "\n");
-    }
+    // The partial sums' buffers for the resident input: device-local where immutable storage exists.
+    void allocate_partials();
     // Issues pass 1 over every tile (timed by project_timer when `timed`).
     void dispatch_pass1(GLuint program, bool timed);
     // Issues the reduction passes from partials_a; returns the buffer holding the final partial.
     GlBuffer* dispatch_reductions(GLuint program, int order);
-    // Evaluates the irradiance SH at every texel of a cube (6 faces of width x width) or a
-    // lat-long image into `out` (RGB float, in project_sh.comp's texel order).
-    void render_map(const ShCoefficients& irradiance, bool cube, int width, int height, float* out);  // out: 3 floats a texel
 };
 
-void GpuProjector::Impl::check_block(std::size_t bytes, const char* what) const {
-    if (bytes > limits.max_block_bytes)
-        throw GpuError(std::string(what) + " needs a " + std::to_string(bytes) +
-                       "-byte shader storage block; this GPU allows " +
-                       std::to_string(limits.max_block_bytes) + " (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)");
-}
-
-void GpuProjector::Impl::upload_equirect_tables(int width, int height, GlBuffer* rows_buffer,
-                                                GlBuffer* columns_buffer) const {
-    std::vector<float> rows, cols;
-    fill_equirect_tables(width, height, &rows, &cols);
-    check_block(rows.size() * sizeof(float), "the lat-long row table");
-    check_block(cols.size() * sizeof(float), "the lat-long column table");
-    rows_buffer->allocate(rows.size() * sizeof(float), rows.data());
-    columns_buffer->allocate(cols.size() * sizeof(float), cols.data());
-}
-
-std::vector<GpuProjector::Impl::Tile> GpuProjector::Impl::plan_texel_tiles(std::size_t positions, bool cube,
-                                                                           std::size_t bpt) const {
-    const Pass1Shape shape{cube ? 6u : 1u, cube ? tuning.cube_quads_per_thread : tuning.equirect_quads_per_thread,
-                           tuning.group_size};
-    const std::size_t group_positions = shape.positions_per_group();
-    std::size_t groups_per_tile =
-        std::min(limits.max_block_bytes / (group_positions * shape.faces * bpt), limits.max_groups_x);
-    if (max_tile_texels > 0) groups_per_tile = std::min(groups_per_tile, max_tile_texels / (group_positions * shape.faces));
-    groups_per_tile = std::max<std::size_t>(groups_per_tile, 1);
-    const std::size_t tile_positions = groups_per_tile * group_positions;
-    std::vector<Tile> tiles;
-    for (std::size_t first = 0; first < positions; first += tile_positions) {
-        Tile tile;
-        tile.first = first;
-        tile.count = std::min(tile_positions, positions - first);
-        tile.stride_quads = ceil_div(tile.count, 4);  // each face padded to whole quads
-        tile.groups = ceil_div(tile.count, group_positions);
-        tiles.push_back(std::move(tile));
-    }
-    return tiles;
-}
-
-std::unique_ptr<GlBuffer> GpuProjector::Impl::make_texel_buffer(std::size_t bytes) {
-    for (auto it = spare_texels.begin(); it != spare_texels.end(); ++it)
-        if ((*it)->size == std::max<std::size_t>(bytes, 16)) {
-            std::unique_ptr<GlBuffer> spare = std::move(*it);
-            spare_texels.erase(it);
-            return spare;
-        }
-    auto buffer = std::make_unique<GlBuffer>();
-    switch (upload_mode()) {
-        case GpuTuning::Upload::BufferData: buffer->allocate(bytes); break;
-        case GpuTuning::Upload::Storage: buffer->allocate_storage(bytes, GL_DYNAMIC_STORAGE_BIT); break;
-        case GpuTuning::Upload::Staging: buffer->allocate_storage(bytes, 0); break;
-    }
-    return buffer;
-}
-
-void GpuProjector::Impl::write(GlBuffer& buffer, std::size_t offset, const void* src, std::size_t bytes) {
-    if (bytes == 0) return;
-    if (upload_mode() != GpuTuning::Upload::Staging) {
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer.id);
-        if (src) {
-            glBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes), src);
-        } else {
-            const std::vector<char> zeros(bytes, 0);
-            glBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes),
-                            zeros.data());
-        }
-        return;
-    }
-    ensure_staging();
-    for (std::size_t done = 0; done < bytes;) {
-        const std::size_t n = std::min(staging_bytes, bytes - done);
-        const int slot = staging_next;
-        staging_next ^= 1;
-        wait_and_delete(staging_fence[slot]);  // the copy out of this staging buffer must have finished
-        if (src) parallel_copy(staging_map[slot], static_cast<const char*>(src) + done, n, tuning.upload_threads);
-        else std::memset(staging_map[slot], 0, n);
-        glBindBuffer(GL_COPY_READ_BUFFER, staging[slot]->id);
-        glBindBuffer(GL_COPY_WRITE_BUFFER, buffer.id);
-        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, static_cast<GLintptr>(offset + done),
-                            static_cast<GLsizeiptr>(n));
-        staging_fence[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-        done += n;
-    }
-}
-
-void GpuProjector::Impl::ensure_staging() {
-    // Staging buffers sized to this upload (1 to 8 MiB): pinning host memory costs time, so a
-    // small input does not pay for 2 x 8 MiB. Grown (re-created) when a larger upload comes.
-    const std::size_t mib = std::size_t{1} << 20;
-    const std::size_t wanted = std::min(kStagingBytes, std::max(mib, ceil_div(upload_total, mib) * mib));
-    if (staging[0] && staging_bytes < wanted) {
-        for (int i = 0; i < 2; ++i) {
-            wait_and_delete(staging_fence[i]);  // no copy may still read the buffer we unmap
-            glBindBuffer(GL_COPY_READ_BUFFER, staging[i]->id);
-            glUnmapBuffer(GL_COPY_READ_BUFFER);
-            staging_map[i] = nullptr;
-            staging[i].reset();
-        }
-    }
-    for (int i = 0; i < 2; ++i)
-        if (!staging[i]) {
-            staging[i] = std::make_unique<GlBuffer>();
-            staging_bytes = wanted;
-            const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
-            staging[i]->allocate_storage(staging_bytes, flags);
-            staging_map[i] = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(staging_bytes), flags);
-            check_gl("mapping the staging buffer");
-            if (!staging_map[i]) throw GpuError("could not map the texel staging buffer");
-        }
-}
-
 GpuProjector::GpuProjector(const GlContext& context /* must be current on this thread */)
-    : impl_(std::make_unique<Impl>(context.info())) {
-    GLint64 block = 0;
-    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
-    GLint groups = 0, shared = 0, invocations = 0;
-    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &groups);
-    glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &shared);
-    glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &invocations);
-    check_gl("querying compute limits");
-    Limits& l = impl_->limits;
-    l.max_block_bytes = static_cast<std::size_t>(std::max<GLint64>(block, 0));
-    l.max_groups_x = static_cast<std::size_t>(std::max(groups, 0));
-    l.max_shared_bytes = static_cast<std::size_t>(std::max(shared, 0));
-    l.max_invocations = static_cast<std::size_t>(std::max(invocations, 0));
-    if (l.max_invocations < 1024 || l.max_shared_bytes < kTreeSharedBytes ||
-        l.max_block_bytes < std::size_t{256} * 4 * 6 * kBytesPerTexel)
-        throw GpuError("the GPU's compute limits are below OpenGL 4.3's minimums (work group " +
-                       std::to_string(l.max_invocations) + " invocations, " +
-                       std::to_string(l.max_shared_bytes) + " bytes shared memory)");
-
-    // glBufferStorage: core in GL 4.4, else ARB_buffer_storage.
-    GLint major = 0, minor = 0, extensions = 0;
-    glGetIntegerv(GL_MAJOR_VERSION, &major);
-    glGetIntegerv(GL_MINOR_VERSION, &minor);
-    glGetIntegerv(GL_NUM_EXTENSIONS, &extensions);
-    bool supported = major > 4 || (major == 4 && minor >= 4);
-    for (GLint i = 0; i < extensions && !supported; ++i) {
-        const auto* name = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i)));
-        supported = name && std::strcmp(name, "GL_ARB_buffer_storage") == 0;
-    }
-    clear_stale_errors();
-    if (supported) {
-        const char* name = "glBufferStorage";
-        buffer_storage_function() = context.info().backend == "glfw"
-                               ? reinterpret_cast<BufferStorageFn>(glfwGetProcAddress(name))
-                               : reinterpret_cast<BufferStorageFn>(eglGetProcAddress(name));
-        impl_->has_buffer_storage = buffer_storage_function() != nullptr;
-    }
-}
+    : impl_(std::make_unique<Impl>(context, GpuLimits::query())) {}
 
 GpuProjector::~GpuProjector() = default;
 
 const GpuTimings& GpuProjector::last_timings() const { return impl_->timings; }
 
-void GpuProjector::set_max_tile_texels(std::size_t texels) { impl_->max_tile_texels = texels; }
+void GpuProjector::set_max_tile_texels(std::size_t texels) {
+    impl_->source.set_max_tile_texels(texels);
+    impl_->map.set_max_tile_texels(texels);
+}
 
 void GpuProjector::set_tuning(const GpuTuning& tuning) {
     if (!is_power_of_two(tuning.group_size) || tuning.group_size < 32 || tuning.group_size > 1024 ||
@@ -474,21 +184,21 @@ GpuProjector::ProgramStats GpuProjector::program_stats() const {
 }
 
 std::optional<GpuProjector::ResidentTexels> GpuProjector::resident_equirect() const {
-    const Impl::Resident& r = impl_->resident;
+    const GpuSourceTexels::Resident& r = impl_->source.resident();
     if (!r.valid || r.cube || r.tiles.empty()) return std::nullopt;
     ResidentTexels t;
     t.texel_format = r.texel_format;
     t.width = static_cast<int>(r.size);
     t.height = static_cast<int>(r.positions / std::max<std::size_t>(1, r.size));
-    for (const Impl::Tile& tile : r.tiles) t.tiles.push_back({tile.texels->id, tile.first, tile.count});
-    t.row_table = impl_->row_table.id;
-    t.column_table = impl_->column_table.id;
+    for (const GpuSourceTexels::Tile& tile : r.tiles) t.tiles.push_back({tile.texels->id, tile.first, tile.count});
+    t.row_table = impl_->source.row_table().id;
+    t.column_table = impl_->source.column_table().id;
     return t;
 }
 
 ComputePrograms& GpuProjector::programs() { return impl_->programs; }
 
-bool GpuProjector::buffer_storage_available() const { return impl_->has_buffer_storage; }
+bool GpuProjector::buffer_storage_available() const { return impl_->source.buffer_storage_available(); }
 
 std::vector<std::pair<std::string, std::string>> GpuProjector::program_binaries() const {
     std::vector<std::pair<std::string, std::string>> out;
@@ -518,8 +228,7 @@ int GpuProjector::summation_depth(std::size_t texel_count, bool cube, const GpuT
                    reduction_depth(groups, tuning);
         }
     }
-    const Pass1Shape shape{cube ? 6u : 1u, cube ? tuning.cube_quads_per_thread : tuning.equirect_quads_per_thread,
-                           tuning.group_size};
+    const Pass1Shape shape = Pass1Shape::of(cube, tuning);
     const std::size_t positions = texel_count / shape.faces;
     int depth = static_cast<int>(std::min(shape.texels_per_thread(), std::max<std::size_t>(texel_count, 1)));
     return depth + tree + reduction_depth(ceil_div(positions, shape.positions_per_group()), tuning);
@@ -532,16 +241,8 @@ void GpuProjector::prepare(int order, const InputShape& input, std::optional<boo
     const bool symmetric = input.cube && input.face_size > 0 && input.face_size % 8 == 0 && m.tuning.cube_symmetry;
     const unsigned format = !input.encoding ? 0u : *input.encoding == TexelEncoding::Rgbe8 ? 1u : 2u;
     m.projection_programs(order, input.cube, symmetric, input.cube ? 0u : format, m.tuning);
-    if (cube_map) m.map_program(map_order > 0 ? map_order : order, *cube_map);
-    if (!input.cube && input.texel_count > 0 && m.upload_mode() == GpuTuning::Upload::Staging && m.spare_texels.empty()) {
-        const std::size_t bpt = format == 0 ? kBytesPerTexel : bytes_per_texel(*input.encoding);
-        if (input.texel_count >= (std::size_t{1} << 32)) return;  // too large: upload() will say so
-        m.upload_total = input.texel_count * bpt;
-        m.ensure_staging();
-        for (const Impl::Tile& tile : m.plan_texel_tiles(input.texel_count, false, bpt))
-            m.spare_texels.push_back(m.make_texel_buffer(Impl::tile_bytes(tile, false, bpt)));
-        check_gl("creating the upload buffers");
-    }
+    if (cube_map) m.map.prepare(map_order > 0 ? map_order : order, *cube_map);
+    if (!input.cube) m.source.prepare(input.texel_count, input.encoding, m.tuning);
 }
 
 Projection GpuProjector::project(const Environment& env, int order) {
@@ -554,107 +255,26 @@ Projection GpuProjector::project(const Environment& env, int order) {
 
 void GpuProjector::upload(const Environment& env) {
     Impl& m = *impl_;
-    Impl::Resident& r = m.resident;
-    r = Impl::Resident{};  // frees the previous input's tiles
-    r.tuning = m.tuning;
-    m.timings.upload_ms = 0;
-    const std::size_t texel_count = env.texel_count();
-    if (texel_count == 0) {
-        r.valid = true;
-        return;
-    }
-    r.cube = env.is_cube();
-    r.size = static_cast<std::size_t>(env.width());
-    r.symmetric = r.cube && symmetric_face_size(texel_count, m.tuning) != 0;
-    if (env.is_packed()) {
-        r.texel_format = env.packed.encoding == TexelEncoding::Rgbe8 ? 1 : 2;
-        r.bytes_per_texel = bytes_per_texel(env.packed.encoding);
-    }
-    const std::size_t bpt = r.bytes_per_texel;
-    m.upload_total = texel_count * bpt;
-    const std::size_t group = m.tuning.group_size;
-    clear_stale_errors();
-    // Wall-clock up to glFinish: drivers may copy asynchronously (DMA), which GPU timestamps
-    // around glBufferSubData do not bracket, and the first dispatch would absorb the copy.
-    const auto upload_start = std::chrono::steady_clock::now();
+    m.source.upload(env, m.tuning);
+    m.timings.upload_ms = m.source.upload_ms();
+    if (m.source.resident().positions > 0) m.allocate_partials();
+}
 
-    if (r.symmetric) {
-        // Tiles: task ranges in whole work groups, each with the face rows it reads.
-        const std::size_t n = r.size, half_quads = n / (2 * m.tuning.sym_positions), row_bytes = n * kBytesPerTexel;
-        const std::size_t tasks = (n / 2) * half_quads;
-        const std::size_t texels_per_task = 24 * m.tuning.sym_positions;
-        const std::size_t group_tasks = group / m.tuning.coeff_split * m.tuning.tasks_per_thread;
-        r.positions = n * n;
-        const std::size_t rows_fit = m.limits.max_block_bytes / (12 * row_bytes);  // 6 faces x 2 bands
-        std::size_t groups_per_tile = rows_fit > 2 ? (rows_fit - 2) * half_quads / group_tasks : 0;
-        groups_per_tile = std::min(groups_per_tile, m.limits.max_groups_x);
-        if (m.max_tile_texels > 0)
-            groups_per_tile = std::min(groups_per_tile, m.max_tile_texels / (group_tasks * texels_per_task));
-        groups_per_tile = std::max<std::size_t>(groups_per_tile, 1);
-        const std::size_t tile_tasks = groups_per_tile * group_tasks;
-        r.total_groups = ceil_div(tasks, group_tasks);
-        for (std::size_t first = 0; first < tasks; first += tile_tasks) {
-            Impl::Tile tile;
-            tile.first = first;
-            tile.count = std::min(tile_tasks, tasks - first);
-            tile.row_base = first / half_quads;
-            tile.rows = ceil_div(first + tile.count, half_quads) - tile.row_base;
-            tile.groups = ceil_div(tile.count, group_tasks);
-            const std::size_t band_bytes = tile.rows * row_bytes;
-            m.check_block(12 * band_bytes, "a tile of cube texels");
-            tile.texels = m.make_texel_buffer(12 * band_bytes);
-            for (std::size_t f = 0; f < 6; ++f) {
-                const float* face = env.cube.faces[f].rgb.data();
-                const std::size_t bottom_row = n - tile.row_base - tile.rows;
-                m.write(*tile.texels, 2 * f * band_bytes, face + 3 * tile.row_base * n, band_bytes);
-                m.write(*tile.texels, (2 * f + 1) * band_bytes, face + 3 * bottom_row * n, band_bytes);
-            }
-            check_gl("uploading texels");
-            r.tiles.push_back(std::move(tile));
-        }
-    } else {
-        const Pass1Shape shape{r.cube ? 6u : 1u,
-                               r.cube ? m.tuning.cube_quads_per_thread : m.tuning.equirect_quads_per_thread,
-                               m.tuning.group_size};
-        r.positions = texel_count / shape.faces;
-        const std::size_t group_positions = shape.positions_per_group();
-        if (r.positions >= (std::size_t{1} << 32) - group_positions)
-            throw GpuError("the input has " + std::to_string(r.positions) +
-                           " texels per face or image; the GPU path indexes at most 2^32");
-        r.total_groups = ceil_div(r.positions, group_positions);
-        if (!r.cube) m.upload_equirect_tables(env.width(), env.height(), &m.row_table, &m.column_table);
-        for (Impl::Tile& tile : m.plan_texel_tiles(r.positions, r.cube, bpt)) {
-            const std::size_t face_bytes = tile.stride_quads * 4 * bpt;
-            tile.texels = m.make_texel_buffer(Impl::tile_bytes(tile, r.cube, bpt));
-            for (std::size_t f = 0; f < shape.faces; ++f) {
-                const void* face = r.cube ? static_cast<const void*>(env.cube.faces[f].rgb.data())
-                                 : env.is_packed() ? static_cast<const void*>(env.packed.bytes.data())
-                                                   : static_cast<const void*>(env.equirect.rgb.data());
-                m.write(*tile.texels, f * face_bytes, static_cast<const char*>(face) + bpt * tile.first, tile.count * bpt);
-                m.write(*tile.texels, f * face_bytes + tile.count * bpt, nullptr, (tile.stride_quads * 4 - tile.count) * bpt);
-            }
-            check_gl("uploading texels");
-            r.tiles.push_back(std::move(tile));
-        }
-    }
-    m.spare_texels.clear();  // prepared for another input than this one
-    m.check_block(r.total_groups * kMaxShCount * 16, "the partial sums of pass 1");
-    if (ceil_div(r.total_groups, m.tuning.reduce_group_size) > m.limits.max_groups_x)
+void GpuProjector::Impl::allocate_partials() {
+    const GpuSourceTexels::Resident& r = source.resident();
+    source.check_block(r.total_groups * kMaxShCount * 16, "the partial sums of pass 1");
+    if (ceil_div(r.total_groups, tuning.reduce_group_size) > limits.max_groups_x)
         throw GpuError("the input needs more reduction work groups than GL_MAX_COMPUTE_WORK_GROUP_COUNT");
-    // Partial sums: device-local where immutable storage exists (read back through `result`).
     const std::size_t partial_bytes = r.total_groups * kMaxShCount * 16;
-    for (GlBuffer* b : {&m.partials_a, &m.partials_b}) {
-        if (m.upload_mode() == GpuTuning::Upload::BufferData) {
+    for (GlBuffer* b : {&partials_a, &partials_b}) {
+        if (source.upload_mode(tuning) == GpuTuning::Upload::BufferData) {
             if (b->immutable) b->reset();  // project_resident() allocates with glBufferData
         } else if (!b->immutable || b->size < partial_bytes) {
             b->reset();
             b->allocate_storage(partial_bytes, 0);
         }
     }
-    glFinish();
-    m.timings.upload_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - upload_start).count();
-    check_gl("uploading texels");
-    r.valid = true;
+    check_gl("allocating the partial sums");
 }
 
 std::pair<GLuint, GLuint> GpuProjector::Impl::projection_programs(int order, bool cube, bool symmetric,
@@ -680,16 +300,16 @@ std::pair<GLuint, GLuint> GpuProjector::Impl::projection_programs(int order, boo
 }
 
 void GpuProjector::Impl::dispatch_pass1(GLuint project_program, bool timed) {
-    const Resident& r = resident;
+    const GpuSourceTexels::Resident& r = source.resident();
     glUseProgram(project_program);
     set_uniform(project_program, "u_size", r.size);
     if (!r.cube) {
-        row_table.bind(2);
-        column_table.bind(3);
+        source.row_table().bind(2);
+        source.column_table().bind(3);
     }
     partials_a.bind(1);
     std::size_t first_group = 0;
-    for (const Tile& tile : r.tiles) {
+    for (const GpuSourceTexels::Tile& tile : r.tiles) {
         tile.texels->bind(0);
         if (r.symmetric) tile.texels->bind(4);  // the vec2 view (SYM_POSITIONS 2)
         if (r.symmetric) {
@@ -719,8 +339,9 @@ GlBuffer* GpuProjector::Impl::dispatch_reductions(GLuint reduce_program, int ord
     glUseProgram(reduce_program);
     GlBuffer* in = &partials_a;
     GlBuffer* out = &partials_b;
-    std::size_t partials = resident.total_groups;
-    const std::size_t per_group = std::size_t{resident.tuning.reduce_group_size} * resident.tuning.reduce_seq;
+    std::size_t partials = source.resident().total_groups;
+    const GpuTuning& rt = source.resident().tuning;
+    const std::size_t per_group = std::size_t{rt.reduce_group_size} * rt.reduce_seq;
     while (partials > 1) {
         const std::size_t groups = ceil_div(partials, per_group);
         in->bind(0);
@@ -742,7 +363,7 @@ Projection GpuProjector::project_resident(int order) {
         throw GpuError("SH order " + std::to_string(order) + " is not supported (1 to " +
                        std::to_string(kMaxShOrder) + ")");
     Impl& m = *impl_;
-    const Impl::Resident& r = m.resident;
+    const GpuSourceTexels::Resident& r = m.source.resident();
     if (!r.valid) throw GpuError("project_resident() needs an upload() first");
     const std::size_t count = static_cast<std::size_t>(sh_count(order));
     Projection result;
@@ -788,7 +409,7 @@ Projection GpuProjector::project_resident(int order) {
 
 GpuTimings GpuProjector::time_resident(int order, int repetitions) {
     Impl& m = *impl_;
-    const Impl::Resident& r = m.resident;
+    const GpuSourceTexels::Resident& r = m.source.resident();
     if (!r.valid || r.positions == 0) throw GpuError("time_resident() needs a non-empty upload() first");
     project_resident(order);  // compiles, allocates, checks
     const auto programs = m.projection_programs(order);
@@ -814,7 +435,8 @@ GpuTimings GpuProjector::time_resident(int order, int repetitions) {
 CubeMap GpuProjector::render_irradiance_cube(const ShCoefficients& irradiance, int size) {
     if (size <= 0) throw GpuError("irradiance map size must be positive");
     std::vector<float> rgb(static_cast<std::size_t>(size) * size * 6 * 3);
-    impl_->render_map(irradiance, true, size, size, rgb.data());
+    impl_->map.render(irradiance, true, size, size, rgb.data());
+    impl_->timings.irradiance_ms = impl_->map.last_ms();
     CubeMap cube(size);
     const std::size_t face_floats = static_cast<std::size_t>(size) * size * 3;
     for (std::size_t f = 0; f < 6; ++f)
@@ -824,60 +446,11 @@ CubeMap GpuProjector::render_irradiance_cube(const ShCoefficients& irradiance, i
 }
 
 Image GpuProjector::render_irradiance_equirect(const ShCoefficients& irradiance, int width, int height) {
+    if (width <= 0 || height <= 0) throw GpuError("irradiance map size must be positive");
     Image image(width, height);
-    if (width <= 0 || height <= 0) throw GpuError("irradiance map size must be positive");
-    impl_->render_map(irradiance, false, width, height, image.rgb.data());
+    impl_->map.render(irradiance, false, width, height, image.rgb.data());
+    impl_->timings.irradiance_ms = impl_->map.last_ms();
     return image;
-}
-
-void GpuProjector::Impl::render_map(const ShCoefficients& irradiance, bool cube, int width, int height,
-                                    float* out) {
-    Impl& m = *this;
-    m.timings.irradiance_ms = 0;
-    if (!is_supported_order(irradiance.order) || irradiance.count() != sh_count(irradiance.order))
-        throw GpuError("irradiance coefficients of order " + std::to_string(irradiance.order) +
-                       " are not supported");
-    if (width <= 0 || height <= 0) throw GpuError("irradiance map size must be positive");
-    const std::size_t texel_count =
-        static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * (cube ? 6 : 1);
-    if (texel_count >= (std::size_t{1} << 32))
-        throw GpuError("the irradiance map has more than 2^32 texels");
-
-    clear_stale_errors();
-    const GLuint program = m.map_program(irradiance.order, cube);
-    std::vector<float> coefficient_words(static_cast<std::size_t>(irradiance.count()) * 4, 0.0f);
-    for (std::size_t k = 0; k < irradiance.rgb.size(); ++k)
-        for (std::size_t c = 0; c < 3; ++c) coefficient_words[4 * k + c] = static_cast<float>(irradiance.rgb[k][c]);
-    m.coefficients.allocate(coefficient_words.size() * sizeof(float), coefficient_words.data());
-    m.coefficients.bind(0);
-    if (!cube) {
-        m.upload_equirect_tables(width, height, &m.map_row_table, &m.map_column_table);
-        m.map_row_table.bind(2);
-        m.map_column_table.bind(3);
-    }
-    check_gl("uploading the irradiance coefficients");
-
-    // Tiles bounded by the storage block size and the work-group count.
-    std::size_t tile_texels = std::min(m.limits.max_block_bytes / kBytesPerTexel,
-                                       m.limits.max_groups_x * kMapGroupSize);
-    if (m.max_tile_texels > 0) tile_texels = std::max<std::size_t>(1, std::min(tile_texels, m.max_tile_texels));
-    glUseProgram(program);
-    m.set_uniform(program, "u_size", static_cast<std::size_t>(width));
-    m.irradiance_timer.reset();
-    for (std::size_t first = 0; first < texel_count; first += tile_texels) {
-        const std::size_t n = std::min(tile_texels, texel_count - first);
-        m.map_output.allocate(n * kBytesPerTexel, nullptr, GL_STREAM_READ);
-        m.map_output.bind(1);
-        m.set_uniform(program, "u_first_texel", first);
-        m.set_uniform(program, "u_texel_count", n);
-        m.irradiance_timer.begin();
-        glDispatchCompute(static_cast<GLuint>(ceil_div(n, kMapGroupSize)), 1, 1);
-        m.irradiance_timer.end();
-        check_gl("the irradiance map pass");
-        m.map_output.read(out + 3 * first, n * kBytesPerTexel, "reading the irradiance map back");
-    }
-    glUseProgram(0);
-    m.timings.irradiance_ms = m.irradiance_timer.total_ms();
 }
 
 }  // namespace bake

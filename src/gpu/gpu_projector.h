@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gl_context.h"
+#include "gpu_pass_shape.h"
 #include "projection.h"
 
 namespace bake {
@@ -14,39 +15,6 @@ namespace bake {
 class ComputePrograms;
 
 // Stage times of the last GPU operation, from GL timer queries (milliseconds).
-struct GpuTimings {
-    double upload_ms = 0;    // wall-clock of the texel upload, finished (glFinish)
-    double project_ms = 0;   // first pass: texels -> per-work-group partials
-    double reduce_ms = 0;    // all later passes: partials -> one
-    int reduce_passes = 0;
-    double irradiance_ms = 0;
-};
-
-// Shape of the GPU passes. The defaults are the fastest measured on the lent H200 (see
-// bench/NOTES.md); every combination computes the same sums to within the bound of
-// summation_depth(), and bake-bench checks each against the CPU path before timing it.
-struct GpuTuning {
-    // Cubes whose face size is a multiple of 8: one basis evaluation per 8 mirror-symmetric
-    // texels (project_sh.comp, CUBE_SYMMETRY). Off, or other sizes: one per texel.
-    bool cube_symmetry = true;
-    unsigned group_size = 256;        // pass-1 work-group size (power of two, 32 to 1024)
-    unsigned tasks_per_thread = 1;    // symmetric pass: tasks (24 * sym_positions texels) per invocation
-    unsigned sym_positions = 4;       // symmetric pass: positions per task, 4 (vec4 loads) or 2 (vec2)
-    unsigned coeff_split = 1;         // symmetric pass: 2 = alternate warps take half the coefficients
-    unsigned cube_quads_per_thread = 1;      // per-texel cube pass: position quads (24 texels)
-    unsigned equirect_quads_per_thread = 4;  // lat-long pass: quads (4 texels)
-    unsigned reduce_seq = 8;          // partials each reduction invocation adds before the tree
-    unsigned reduce_group_size = 256; // reduction work-group size (power of two, 32 to 1024)
-    // Texel buffers: BufferData = glBufferData(GL_STREAM_DRAW) + glBufferSubData (GL 4.3);
-    // Storage = immutable glBufferStorage(GL_DYNAMIC_STORAGE_BIT) + glBufferSubData;
-    // Staging = immutable device-only storage filled by glCopyBufferSubData from two persistently
-    // mapped 8 MiB staging buffers (parallel memcpy). Storage and Staging need GL 4.4 or
-    // ARB_buffer_storage, else BufferData is used.
-    enum class Upload { BufferData, Storage, Staging } upload = Upload::Staging;
-    unsigned upload_threads = 8;      // Staging: threads of the memcpy into the staging buffer
-    std::string describe() const;
-};
-
 // SH projection and irradiance maps with OpenGL 4.3 compute shaders, on the context current
 // on this thread. Same definitions as the CPU path (projection.h): the source's own texels,
 // exact solid angles, then a multi-pass reduction of per-work-group partial sums.
