@@ -1,15 +1,36 @@
 #include "devices.h"
 
+#include <cstdlib>
+
 namespace bake {
 
-Devices::Devices(DeviceMode mode, GlBackend gl, bool debug_output, int threads, Notice notice)
+namespace {
+
+// A renderer that runs on the CPU: slower there than the CPU path itself. The test hook
+// BAKE_TEST_SOFTWARE_GL_IS_GPU=1 lets the tests run --device auto's GPU path on llvmpipe.
+bool software_renderer(const std::string& renderer) {
+    if (const char* hook = std::getenv("BAKE_TEST_SOFTWARE_GL_IS_GPU"); hook && std::string(hook) == "1") return false;
+    for (const char* name : {"llvmpipe", "softpipe", "SwiftShader", "swrast"})
+        if (renderer.find(name) != std::string::npos) return true;
+    return false;
+}
+
+}  // namespace
+
+Devices::Devices(DeviceMode mode, bool gpu_work, GlBackend gl, bool debug_output, int threads, Notice notice)
     : mode_(mode), cpu_(threads), notice_(std::move(notice)) {
-    if (mode_ == DeviceMode::Cpu) return;
+    if (mode_ == DeviceMode::Cpu || (mode_ == DeviceMode::Auto && !gpu_work)) return;
     try {
         gpu_ = std::make_unique<GpuBackend>(gl, debug_output);
     } catch (const GpuError& e) {
         if (mode_ == DeviceMode::Gpu) throw;
         notice_(std::string("notice: no usable OpenGL 4.3 context (") + e.what() + "); using the CPU path");
+        return;
+    }
+    if (mode_ == DeviceMode::Auto && software_renderer(gpu_->info().renderer)) {
+        notice_("notice: the only OpenGL here is '" + gpu_->info().renderer +
+                "', a software rasterizer, slower than the CPU path: using the CPU path (--device gpu uses it)");
+        gpu_.reset();
     }
 }
 

@@ -106,6 +106,9 @@ private:
     void print_line(const std::string& line) { progress_.print(stderr, std::string(kTool) + ": " + one_line(line)); }
     void print_out(const std::string& line) { progress_.print(stdout, line); }
 
+    // Work that is the GPU's under --device auto (devices.h says why), and whether a context is made.
+    bool gpu_work() const { return !o_.specular.empty() || o_.irradiance == "exact"; }
+    bool context_wanted() const { return o_.compare || o_.device == "gpu" || (o_.device == "auto" && gpu_work()); }
     void open_devices();
     void run_job(Bake& bake, const BakeJob& job, const std::function<LoadedInput()>& get_loaded, FileReport& rep);
     int finish(RunReport& report, const std::string& first_failure);
@@ -125,7 +128,7 @@ void App::open_devices() {
                             : o_.device == "cpu"             ? DeviceMode::Cpu
                                                              : DeviceMode::Auto;
     const GlBackend gl = o_.gl == "egl" ? GlBackend::Egl : o_.gl == "glfw" ? GlBackend::Glfw : GlBackend::Auto;
-    devices_ = std::make_unique<Devices>(mode, gl, o_.verbose, o_.threads, [this](const std::string& line) {
+    devices_ = std::make_unique<Devices>(mode, gpu_work(), gl, o_.verbose, o_.threads, [this](const std::string& line) {
         if (!o_.quiet) print_line(line);
     });
     if (o_.verbose && devices_->gpu()) {
@@ -171,7 +174,7 @@ int App::run() {
     auto launch = [&](size_t i) {
         // Whether its report cells are left to the GPU is decided now, from whether a context is
         // (or, for the first input, may be) there.
-        const bool on_gpu = bake ? bake->cells_on_gpu(devices_ && devices_->gpu()) : (o_.device != "cpu" && o_.irradiance != "exact");
+        const bool on_gpu = bake ? bake->cells_on_gpu(devices_ && devices_->gpu()) : (context_wanted() && o_.irradiance != "exact");
         if (!pending[i].valid())
             pending[i] = std::async(std::launch::async, [this, &jobs, i, on_gpu] { return load_input(jobs[i], settings_, on_gpu); });
     };
@@ -188,7 +191,7 @@ int App::run() {
         pending.resize(jobs.size());
         // The first input decodes on a worker while this thread makes the GL context and compiles
         // the programs: the two are independent, and each takes a good part of a small bake.
-        if (!jobs.empty() && (o_.device != "cpu" || o_.compare)) launch(0);
+        if (!jobs.empty() && context_wanted()) launch(0);
         if (!jobs.empty()) open_devices();
     } catch (const std::exception& e) {
         const auto [code, line] = refusal(e);

@@ -184,8 +184,9 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
     app.add_option("--output-layout", o.output_layout, "Irradiance map layout")
         ->check(one_of({"cube", "equirect"}))
         ->capture_default_str();
-    app.add_option("--device", o.device, "auto: the GPU path if an OpenGL 4.3 context works; without one, or on any GPU "
-                                         "failure, the CPU path with one notice line")
+    app.add_option("--device", o.device, "auto: the faster path: the CPU for SH bakes (no OpenGL context), the GPU for "
+                                         "--specular and --irradiance exact unless it is a software rasterizer; any "
+                                         "GPU failure falls back to the CPU with one notice line")
         ->check(one_of({"auto", "gpu", "cpu"}))
         ->capture_default_str();
     app.add_option("--gl", o.gl, "OpenGL context: EGL (headless), GLFW (hidden window), or auto")
