@@ -95,17 +95,6 @@ Image render_exact_map(const IrradianceCells& cells, const MapShape& shape, Back
     return assemble_cube(cube_from_values(values, n), Layout::VStrip);
 }
 
-nlohmann::json window_json(const ShWindowChoice& w) {
-    return {{"kind", sh_window_name(w.kind)},
-            {"cutoff", w.cutoff},
-            {"band_factors", w.band_factors},
-            {"min_irradiance_before", rgb_json(w.min_irradiance_before)},
-            {"min_irradiance_after", rgb_json(w.min_irradiance_after)},
-            {"nonnegative", w.nonnegative},
-            // Rounding, not ringing, below this fraction of the mean: "nonnegative" beside a
-            // min_irradiance_after of -4e-9 says so.
-            {"nonnegative_tolerance", kShNonnegativeTolerance}};
-}
 
 std::vector<std::string> analysis_warnings(const IrradianceAnalysis& analysis, const ShCoefficients& irradiance,
                                            ShWindowKind requested, int order, double warn_error) {

@@ -49,8 +49,5 @@ Image render_exact_map(const IrradianceCells& cells, const MapShape& shape, Back
 std::vector<std::string> analysis_warnings(const IrradianceAnalysis& analysis, const ShCoefficients& irradiance,
                                            ShWindowKind requested, int order, double warn_error);
 
-// {"kind", "cutoff", "band_factors", "min_irradiance_before", "min_irradiance_after", "nonnegative",
-// "nonnegative_tolerance"}.
-nlohmann::json window_json(const ShWindowChoice& window);
 
 }  // namespace bake

@@ -1,5 +1,6 @@
 #include "bake.h"
 
+#include "analysis_json.h"
 #include "compare_stage.h"
 #include "errors.h"
 #include "outputs.h"

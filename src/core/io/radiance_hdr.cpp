@@ -14,21 +14,12 @@
 #include <vector>
 
 #include "bulk_allocator.h"
+#include "packed_image.h"
 #include "parallel.h"
 
 namespace bake {
 
 namespace {
-
-// 2^(e - 136) as stb computes it, (float) ldexp(1.0f, e - 136); index 0 unused (e == 0 is black).
-const std::array<float, 256>& rgbe_scales() {
-    static const std::array<float, 256> scales = [] {
-        std::array<float, 256> s{};
-        for (int e = 1; e < 256; ++e) s[static_cast<std::size_t>(e)] = static_cast<float>(std::ldexp(1.0f, e - 136));
-        return s;
-    }();
-    return scales;
-}
 
 struct Fd {
     int fd = -1;
@@ -229,21 +220,6 @@ bool radiance_scanlines_plausible(const std::string& path, int width, int height
     Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
     std::uint64_t offset = 0, file_size = 0;
     return locate_pixels(file.fd, width, height, offset, file_size);
-}
-
-void rgbe_to_float(const std::uint8_t* rgbe, float* rgb, std::size_t texels) {
-    const std::array<float, 256>& scale = rgbe_scales();
-    for (std::size_t i = 0; i < texels; ++i, rgbe += 4, rgb += 3) {
-        const std::uint8_t r = rgbe[0], g = rgbe[1], b = rgbe[2], e = rgbe[3];  // read before rgb is written
-        if (e == 0) {
-            rgb[0] = rgb[1] = rgb[2] = 0.0f;
-            continue;
-        }
-        const float f = scale[e];
-        rgb[0] = static_cast<float>(r) * f;
-        rgb[1] = static_cast<float>(g) * f;
-        rgb[2] = static_cast<float>(b) * f;
-    }
 }
 
 bool decode_radiance_scanlines(const std::string& path, int width, int height, RadianceTarget target, void* out,

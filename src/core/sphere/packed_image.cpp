@@ -1,6 +1,7 @@
 #include "packed_image.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -8,10 +9,39 @@
 #include <Imath/half.h>
 
 #include "parallel.h"
-#include "radiance_hdr.h"
 
 
 namespace bake {
+
+namespace {
+
+// 2^(e - 136) as stb computes it, (float) ldexp(1.0f, e - 136); index 0 unused (e == 0 is black).
+const std::array<float, 256>& rgbe_scales() {
+    static const std::array<float, 256> scales = [] {
+        std::array<float, 256> s{};
+        for (int e = 1; e < 256; ++e) s[static_cast<std::size_t>(e)] = static_cast<float>(std::ldexp(1.0f, e - 136));
+        return s;
+    }();
+    return scales;
+}
+
+}  // namespace
+
+void rgbe_to_float(const std::uint8_t* rgbe, float* rgb, std::size_t texels) {
+    const std::array<float, 256>& scale = rgbe_scales();
+    for (std::size_t i = 0; i < texels; ++i, rgbe += 4, rgb += 3) {
+        const std::uint8_t r = rgbe[0], g = rgbe[1], b = rgbe[2], e = rgbe[3];  // read before rgb is written
+        if (e == 0) {
+            rgb[0] = rgb[1] = rgb[2] = 0.0f;
+            continue;
+        }
+        const float f = scale[e];
+        rgb[0] = static_cast<float>(r) * f;
+        rgb[1] = static_cast<float>(g) * f;
+        rgb[2] = static_cast<float>(b) * f;
+    }
+}
+
 
 namespace {
 

@@ -10,7 +10,6 @@
 
 #include "ggx.h"
 #include "parallel.h"
-#include "png16.h"
 
 // The integral. Half vectors h = (θh, φ) about N, φ measured from the plane of N and V.
 // Karis' estimator samples h from D(h)·(N·H), i.e. u = t² / (1 + t²) uniform with
@@ -220,6 +219,5 @@ Image compute_dfg_table(int size, int threads) {
     return table;
 }
 
-void write_dfg_png16(const std::string& path, const Image& table) { write_png16(path, table); }
 
 }  // namespace bake

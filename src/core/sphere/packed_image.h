@@ -21,6 +21,10 @@ enum class TexelEncoding {
 };
 
 std::size_t bytes_per_texel(TexelEncoding encoding);
+
+// Radiance RGBE -> RGB float, exactly as stb_image does it: byte * (float) 2^(e - 136), all zero
+// when e == 0. Every such value is a float, so this is exact, and bit-identical to stb.
+void rgbe_to_float(const std::uint8_t* rgbe, float* rgb, std::size_t texels);
 const char* encoding_name(TexelEncoding encoding);  // "rgbe8", "half"
 
 // An RGB image in a packed encoding, rows top to bottom, texels interleaved.

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "coefficients_json.h"
 
 namespace bake {
 
@@ -63,29 +62,6 @@ ShErrorReport make_sh_error_report(const ShCoefficients& irradiance5, const Irra
     return r;
 }
 
-nlohmann::json to_json(const ShErrorStats& s) {
-    return {{"order", s.order},
-            {"mean_relative", rgb_json(s.mean_relative)},
-            {"max_relative", rgb_json(s.max_relative)},
-            {"negative_fraction", rgb_json(s.negative_fraction)},
-            {"max_abs_over_mean", rgb_json(s.max_abs_over_mean)},
-            {"excluded", s.excluded}};
-}
-
-nlohmann::json to_json(const ShErrorReport& r) {
-    nlohmann::json j = {
-        {"definition", "relative error |E_sh(n) - E(n)| / |E(n)| per channel at each direction n where |E(n)| > 1e-4 "
-                       "max|E| (others counted in 'excluded'); negative_fraction: share of directions with E_sh(n) < 0; "
-                       "E: exact clamped-cosine convolution of the source"},
-        {"directions", r.directions},
-        {"reference", r.reference},
-        {"reference_cell_diameter", r.reference_cell_diameter},
-        {"order3", to_json(r.order3)},
-        {"order5", to_json(r.order5)},
-    };
-    j["output"] = r.windowed ? to_json(r.output) : nlohmann::json(nullptr);
-    return j;
-}
 
 std::string sh_error_warning(const ShErrorReport& report, int order, double threshold) {
     const ShErrorStats& asked = order >= 5 ? report.order5 : report.order3;

@@ -10,4 +10,7 @@ namespace bake {
 // Throws OutputError("<path>: <problem>").
 void write_png16(const std::string& path, const Image& image);
 
+// The DFG table (dfg.h) as a 16-bit RGB PNG, as write_png16 writes any image.
+void write_dfg_png16(const std::string& path, const Image& table);
+
 }  // namespace bake

@@ -5,9 +5,6 @@
 
 namespace bake {
 
-// Radiance RGBE -> RGB float, exactly as stb_image does it: byte * (float) 2^(e - 136), all zero
-// when e == 0. Every such value is a float, so this is exact, and bit-identical to stb.
-void rgbe_to_float(const std::uint8_t* rgbe, float* rgb, std::size_t texels);
 
 // What decode_radiance_scanlines writes: the file's RGBE bytes, or their RGB float values.
 enum class RadianceTarget { Rgbe8, Float };

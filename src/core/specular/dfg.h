@@ -38,8 +38,5 @@ DfgValue dfg_value(double n_dot_v, double roughness);
 // 1 with 2 bounds the quadrature error.
 DfgValue dfg_value_refined(double n_dot_v, double roughness, int node_scale);
 
-// Writes the table as a 16-bit RGB PNG: each value clamped to [0, 1] and rounded to the nearest of
-// 65535 levels. Throws OutputError("<path>: <problem>").
-void write_dfg_png16(const std::string& path, const Image& table);
 
 }  // namespace bake

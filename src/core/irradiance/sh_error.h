@@ -3,7 +3,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "exact_irradiance.h"
 #include "sh.h"
@@ -50,8 +49,6 @@ struct ShErrorReport {
 ShErrorReport make_sh_error_report(const ShCoefficients& irradiance5, const IrradianceCells& reference,
                                    const std::vector<Rgb>& exact);
 
-nlohmann::json to_json(const ShErrorStats& stats);
-nlohmann::json to_json(const ShErrorReport& report);
 
 // The line for stderr when the requested order's worst channel mean exceeds `threshold`, saying
 // which order would do; empty when it does not.

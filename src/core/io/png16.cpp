@@ -82,4 +82,6 @@ void write_png16(const std::string& path, const Image& image) {
     });
 }
 
+void write_dfg_png16(const std::string& path, const Image& table) { write_png16(path, table); }
+
 }  // namespace bake
