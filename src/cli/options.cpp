@@ -12,6 +12,7 @@
 
 #include "errors.h"
 #include "output_names.h"
+#include "outputs.h"
 #include "shader_snippet.h"
 #include "environment_loader.h"
 
@@ -268,8 +269,11 @@ void check_no_placeholder(const std::string& path, const char* option) {
 void check_output_names(const Options& o) {
     for (const std::string& out : o.batch() ? o.names : o.outputs) {
         const char* option = o.batch() ? "--name" : "--output";
-        if (!ends_with_ci(out, ".exr") && !ends_with_ci(out, ".json"))
-            throw CLI::ValidationError(option, "'" + out + "' must end in .exr or .json");
+        if (!output_format_for(out)) {
+            std::string extensions;
+            for (const OutputFormat& f : output_formats()) extensions += std::string(extensions.empty() ? "" : " or ") + f.extension;
+            throw CLI::ValidationError(option, "'" + out + "' must end in " + extensions);
+        }
         check_file_name(out, option);
     }
     for (const auto& [lang, file] : o.emits) {
@@ -326,11 +330,12 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
             if (given(option)) refuse(option, "without an input (--dfg alone bakes no environment)");
         return;
     }
-    const bool map_written = o.batch() ? (o.names.empty() || std::any_of(o.names.begin(), o.names.end(), [](const std::string& n) {
-                                             return ends_with_ci(n, ".exr");
-                                         }))
-                                       : std::any_of(o.outputs.begin(), o.outputs.end(),
-                                                     [](const std::string& n) { return ends_with_ci(n, ".exr"); });
+    auto needs_map = [](const std::string& n) {
+        const OutputFormat* f = output_format_for(n);
+        return f && f->needs_map;
+    };
+    const bool map_written = o.batch() ? (o.names.empty() || std::any_of(o.names.begin(), o.names.end(), needs_map))
+                                       : std::any_of(o.outputs.begin(), o.outputs.end(), needs_map);
     const bool map_made = map_written || o.compare;  // --compare compares the maps too
     if (!map_made) {
         for (const char* option : {"--size", "--output-layout"})
