@@ -7,6 +7,7 @@
 #include "image_io.h"
 #include "preview_image.h"
 #include "shader_snippet.h"
+#include "stop_request.h"
 
 namespace bake {
 
@@ -51,30 +52,43 @@ bool outputs_need_map(const BakeJob& job) {
 
 void write_outputs(const BakeProducts& p, FileReport& rep) {
     const BakeJob& job = p.job;
-    if (p.specular) {
-        const std::vector<std::string> files = write_specular(job.specular, *p.specular);
-        rep.outputs.insert(rep.outputs.end(), files.begin(), files.end());
-        rep.specular = specular_json(*p.specular, files);
+    FileReport written;  // what goes into rep once the whole set is in place
+    OutputSet set;
+    {
+        const OutputSet::Scope every_write_joins_the_set(set);
+        if (p.specular) {
+            const std::vector<std::string> files = write_specular(job.specular, *p.specular);
+            written.outputs.insert(written.outputs.end(), files.begin(), files.end());
+            written.specular = specular_json(*p.specular, files);
+        }
+        for (const std::string& out : job.outputs) {
+            output_format_for(out)->write(out, p);
+            written.outputs.push_back(out);
+        }
+        if (!job.preview.empty()) {
+            PreviewOptions po;
+            po.panel_width = p.settings.preview_width;
+            po.exposure = p.settings.preview_exposure;
+            if (p.specular) po.specular = &p.specular->chain;
+            const PreviewImage preview = make_preview(p.env, p.record.irradiance, po);
+            write_preview_png(job.preview, preview);
+            written.outputs.push_back(job.preview);
+            written.preview = {{"file", job.preview}, {"exposure", preview.exposure}};
+        }
+        for (const auto& [language, file] : job.emits) {
+            write_text_atomically(file, emit_shader_snippet(language, p.record.irradiance, job.label));
+            written.outputs.push_back(file);
+            written.emitted.push_back({{"language", language == ShaderLanguage::Glsl ? "glsl" : "hlsl"}, {"file", file}});
+        }
     }
-    for (const std::string& out : job.outputs) {
-        output_format_for(out)->write(out, p);
-        rep.outputs.push_back(out);
-    }
-    if (!job.preview.empty()) {
-        PreviewOptions po;
-        po.panel_width = p.settings.preview_width;
-        po.exposure = p.settings.preview_exposure;
-        if (p.specular) po.specular = &p.specular->chain;
-        const PreviewImage preview = make_preview(p.env, p.record.irradiance, po);
-        write_preview_png(job.preview, preview);
-        rep.outputs.push_back(job.preview);
-        rep.preview = {{"file", job.preview}, {"exposure", preview.exposure}};
-    }
-    for (const auto& [language, file] : job.emits) {
-        write_text_atomically(file, emit_shader_snippet(language, p.record.irradiance, job.label));
-        rep.outputs.push_back(file);
-        rep.emitted.push_back({{"language", language == ShaderLanguage::Glsl ? "glsl" : "hlsl"}, {"file", file}});
-    }
+    // A stop asked for while writing: the set is dropped (a temporary the signal's cleanup removed
+    // may have been made again by its writer), never committed.
+    throw_if_stop_requested();
+    set.commit();
+    rep.outputs.insert(rep.outputs.end(), written.outputs.begin(), written.outputs.end());
+    rep.specular = written.specular;
+    rep.preview = written.preview;
+    rep.emitted = written.emitted;
 }
 
 }  // namespace bake

@@ -37,8 +37,9 @@ const OutputFormat* output_format_for(const std::string& path);
 // Whether any of the job's -o / --name files needs the irradiance map.
 bool outputs_need_map(const BakeJob& job);
 
-// Writes every output of the job; fills rep.outputs, rep.specular, rep.preview and rep.emitted.
-// Throws OutputError naming the file; then none of the job's outputs is left changed.
+// Writes every output of the job as one OutputSet (atomic_file.h): all of them, or none, each
+// target then as it was. Fills rep.outputs, rep.specular, rep.preview and rep.emitted once the
+// set is in place. Throws OutputError naming the file.
 void write_outputs(const BakeProducts& products, FileReport& rep);
 
 }  // namespace bake

@@ -21,10 +21,12 @@
 #include "environment_loader.h"
 #include "errors.h"
 #include "image_io.h"
+#include "interrupts.h"
 #include "job_plan.h"
 #include "options.h"
 #include "png16.h"
 #include "progress.h"
+#include "stop_request.h"
 #include "stopwatch.h"
 
 namespace bake {
@@ -87,7 +89,10 @@ public:
     int run();
 
     // BakeLog: the pipeline's messages.
-    void stage(const char* name) override { progress_.stage(index_, job_count_, label_, name); }
+    void stage(const char* name) override {
+        throw_if_stop_requested();  // a stage boundary is a clean place to stop
+        progress_.stage(index_, job_count_, label_, name);
+    }
     void warning(const std::string& line) override {
         if (!o_.quiet) print_line(line);
     }
@@ -110,6 +115,7 @@ private:
     bool gpu_work() const { return !o_.specular.empty() || o_.irradiance == "exact"; }
     bool context_wanted() const { return o_.compare || o_.device == "gpu" || (o_.device == "auto" && gpu_work()); }
     void open_devices();
+    std::string bake_inputs(const std::vector<BakeJob>& jobs, class DecodeAhead& decode, RunReport& report);
     void run_job(Bake& bake, const BakeJob& job, const std::function<LoadedInput()>& get_loaded, FileReport& rep);
     int finish(RunReport& report, const std::string& first_failure);
 
@@ -144,24 +150,62 @@ void App::run_job(Bake& bake, const BakeJob& job, const std::function<LoadedInpu
     rep.input = label_ = job.label;
     rep.order = o_.order;
     rep.files = {job.label};
-    auto fail = [&](int code, const std::string& line) {
-        rep.exit_code = code;
-        rep.error = line;
-        print_line(line);
-    };
+    std::optional<std::pair<int, std::string>> failure;
+    int stopped_by = 0;
     try {
         bake.run(job, get_loaded, rep);
-        rep.exit_code = kExitOk;
+    } catch (const Interrupted& stop) {
+        stopped_by = stop.signal;
     } catch (const CheckFailed& failed) {
-        fail(failed.code, failed.line);
+        failure = {failed.code, failed.line};
     } catch (const std::exception& e) {
         const auto [code, line] = refusal(e);
-        fail(code, code == kExitInput || code == kExitOutput ? line : job.label + ": " + line);
+        failure = {code, code == kExitInput || code == kExitOutput ? line : job.label + ": " + line};
     }
-    rep.status = rep.exit_code == kExitOk ? "ok" : "failed";
+    // A write that failed because the signal's cleanup removed its temporary is the interruption.
+    if (!stopped_by && failure) stopped_by = stop_request().load();
     rep.timings.total = watch.ms();
     progress_.clear();
+    if (stopped_by) {
+        rep.status = "failed";
+        rep.exit_code = 128 + stopped_by;
+        rep.error = job.label + ": interrupted by " + signal_name(stopped_by);
+        throw Interrupted{stopped_by};
+    }
+    rep.exit_code = failure ? failure->first : kExitOk;
+    rep.status = failure ? "failed" : "ok";
+    if (failure) {
+        rep.error = failure->second;
+        print_line(failure->second);
+    }
 }
+
+// Inputs decoding on worker threads (std::async) ahead of the one being baked: up to `ahead`
+// next ones (--jobs), the first one always while the GL context is made.
+class DecodeAhead {
+public:
+    DecodeAhead(const std::vector<BakeJob>& jobs, const BakeSettings& settings, int ahead)
+        : jobs_(jobs), settings_(settings), ahead_(ahead), pending_(jobs.size()) {}
+    // Starts input i's decode; `cells_on_gpu` says whether its report cells are left to the GPU.
+    void launch(std::size_t i, bool cells_on_gpu) {
+        if (i < jobs_.size() && !pending_[i].valid())
+            pending_[i] = std::async(std::launch::async, [this, i, cells_on_gpu] { return load_input(jobs_[i], settings_, cells_on_gpu); });
+    }
+    void launch_from(std::size_t current, bool cells_on_gpu) {
+        for (std::size_t i = current; ahead_ > 0 && i < jobs_.size() && i <= current + static_cast<std::size_t>(ahead_); ++i)
+            launch(i, cells_on_gpu);
+    }
+    // Input i decoded: waited for when launched, else decoded now on this thread.
+    LoadedInput get(std::size_t i, bool cells_on_gpu) {
+        return pending_[i].valid() ? pending_[i].get() : load_input(jobs_[i], settings_, cells_on_gpu);
+    }
+
+private:
+    const std::vector<BakeJob>& jobs_;
+    const BakeSettings& settings_;
+    int ahead_;
+    std::vector<std::future<LoadedInput>> pending_;  // their destructors wait for decodes still running
+};
 
 int App::run() {
     const Stopwatch run_watch;
@@ -169,15 +213,7 @@ int App::run() {
     RunReport report = new_report(o_, jobs_ahead);
     report.warnings = run_warnings_;
     std::vector<BakeJob> jobs;
-    std::vector<std::future<LoadedInput>> pending;
-    std::optional<Bake> bake;
-    auto launch = [&](size_t i) {
-        // Whether its report cells are left to the GPU is decided now, from whether a context is
-        // (or, for the first input, may be) there.
-        const bool on_gpu = bake ? bake->cells_on_gpu(devices_ && devices_->gpu()) : (context_wanted() && o_.irradiance != "exact");
-        if (!pending[i].valid())
-            pending[i] = std::async(std::launch::async, [this, &jobs, i, on_gpu] { return load_input(jobs[i], settings_, on_gpu); });
-    };
+    std::unique_ptr<DecodeAhead> decode;
     // Everything that can refuse the whole run, before any input is baked: usage errors found in
     // the names, output folders, the DFG table, the GPU when demanded. The report says why.
     try {
@@ -188,10 +224,10 @@ int App::run() {
             write_dfg(o_.dfg, o_.dfg_size, o_.threads);
             report.outputs.push_back(o_.dfg);
         }
-        pending.resize(jobs.size());
+        decode = std::make_unique<DecodeAhead>(jobs, settings_, jobs_ahead);
         // The first input decodes on a worker while this thread makes the GL context and compiles
         // the programs: the two are independent, and each takes a good part of a small bake.
-        if (!jobs.empty() && context_wanted()) launch(0);
+        if (!jobs.empty() && context_wanted()) decode->launch(0, o_.irradiance != "exact");
         if (!jobs.empty()) open_devices();
     } catch (const std::exception& e) {
         const auto [code, line] = refusal(e);
@@ -208,37 +244,26 @@ int App::run() {
         report.gpu_renderer = gpu->info().renderer;
         report.gpu_version = gpu->info().version;
     }
-    bake.emplace(settings_, *devices_, *this);
-
-    auto launch_ahead = [&](size_t current) {
-        for (size_t i = current; jobs_ahead > 0 && i < jobs.size() && i <= current + static_cast<size_t>(jobs_ahead); ++i)
-            launch(i);
-    };
     report.files.resize(jobs.size());
-    std::string first_failure;
-    bool stop = false;
-    for (size_t i = 0; i < jobs.size(); ++i) {
-        FileReport& rep = report.files[i];
-        if (stop) {
-            rep.index = jobs[i].index;
-            rep.input = jobs[i].label;
-            rep.order = o_.order;
-            if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
-            continue;
-        }
-        launch_ahead(i);
-        auto get_loaded = [&, i]() {
-            return pending[i].valid() ? pending[i].get()
-                                      : load_input(jobs[i], settings_, bake->cells_on_gpu(devices_->gpu() != nullptr));
-        };
-        run_job(*bake, jobs[i], get_loaded, rep);
-        launch_ahead(i + 1);  // (no-op when already running)
-        if (o_.timings) print_out(timings_line(rep));
-        if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
-        if (rep.status == "failed" && first_failure.empty()) first_failure = rep.input;
-        if (rep.status == "failed" && o_.fail_fast) stop = true;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {  // as the inputs not reached are reported: skipped
+        report.files[i].index = jobs[i].index;
+        report.files[i].input = jobs[i].label;
+        report.files[i].order = o_.order;
     }
-    // Decodes still running (after --fail-fast) are waited for by the futures' destructors.
+    std::string first_failure;
+    try {
+        first_failure = bake_inputs(jobs, *decode, report);
+    } catch (const Interrupted& stop) {
+        // The pending files are gone already (interrupts.h); what was baked stays baked.
+        int baked = 0;
+        for (const FileReport& r : report.files) baked += r.status == "ok";
+        report.interrupted = signal_name(stop.signal);
+        report.total_ms = run_watch.ms();
+        print_line(std::string("interrupted by ") + signal_name(stop.signal) + ": " + std::to_string(baked) + " of " +
+                   std::to_string(jobs.size()) + " inputs baked");
+        finish(report, first_failure);
+        return 128 + stop.signal;
+    }
     if (o_.verbose && devices_->gpu()) {
         const GpuBackend::ProgramStats ps = devices_->gpu()->program_stats();
         print_line("GPU programs: " + std::to_string(ps.compiled) + " compiled, " + std::to_string(ps.cached) +
@@ -246,6 +271,29 @@ int App::run() {
     }
     report.total_ms = run_watch.ms();
     return finish(report, first_failure);
+}
+
+// Bakes every input in turn (the next ones decoding ahead), printing a batch's lines; returns the
+// first failed input's name. Throws Interrupted when a stop was asked for.
+std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& decode, RunReport& report) {
+    Bake bake(settings_, *devices_, *this);
+    const bool cells_on_gpu = bake.cells_on_gpu(devices_->gpu() != nullptr);
+    std::string first_failure;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        FileReport& rep = report.files[i];
+        if (!first_failure.empty() && o_.fail_fast) {
+            if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
+            continue;
+        }
+        decode.launch_from(i, cells_on_gpu);
+        run_job(bake, jobs[i], [&, i] { return decode.get(i, cells_on_gpu); }, rep);
+        decode.launch_from(i + 1, cells_on_gpu);  // (no-op when already running)
+        if (o_.timings) print_out(timings_line(rep));
+        if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
+        if (rep.status == "failed" && first_failure.empty()) first_failure = rep.input;
+        throw_if_stop_requested();
+    }
+    return first_failure;
 }
 
 // The exit code (the first failed input's), the report, and a batch's total line.
@@ -306,6 +354,9 @@ int run_bake_app(int argc, char** argv, bool exiting) {
         const auto [code, line] = refusal(e);
         std::cerr << kTool << ": " << line << "\n";
         return code;
+    } catch (const Interrupted& stop) {
+        std::cerr << kTool << ": interrupted by " << signal_name(stop.signal) << "\n";
+        return 128 + stop.signal;
     }
 }
 

@@ -2,6 +2,7 @@
 #include <cstdlib>
 
 #include "bake_app.h"
+#include "interrupts.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define BAKE_SANITIZED 1
@@ -12,6 +13,7 @@
 #endif
 
 int main(int argc, char** argv) {
+    bake::install_interrupt_handlers();
 #ifndef BAKE_SANITIZED
     const int code = bake::run_bake_app(argc, argv, /*exiting=*/true);
     // Every output is written, closed and renamed by now, and every thread joined. What exit()

@@ -77,7 +77,8 @@ new golden; the exit code says the check failed.
 Exit codes: 0 success, 1 internal error, 2 usage error, 3 input (or golden file) unreadable or
 invalid, 4 output could not be written, 5 GPU path demanded (--device gpu, --compare) but
 unavailable or failed, 6 --compare difference beyond tolerance, 7 --golden difference beyond
-tolerance. Batch: the code of the first input that failed.
+tolerance, 128+n stopped by signal n (130 SIGINT, 143 SIGTERM, 129 SIGHUP; no temporary left, a
+batch's report written). Batch: the code of the first input that failed.
 Conventions (SH basis, axes, layouts): docs/CONVENTION.md; also stated inside every JSON.)";
 
 bool ends_with_ci(const std::string& s, const std::string& suffix) {

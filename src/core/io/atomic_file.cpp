@@ -6,14 +6,17 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <fstream>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "errors.h"
+#include "pending_files.h"
 
 namespace bake {
 namespace {
@@ -62,8 +65,6 @@ std::string create_temp(const std::string& path, const std::string& dir, const s
     fail(path, "cannot create a file in folder '" + dir + "': " + errno_text(last_errno));
 }
 
-// Flushes the temporary's data to disk so that the rename never exposes an empty file after a
-// crash. Best effort: a file system without fsync support is not an error.
 // Flushes the temporary to disk before the rename makes it visible. A failing fsync (EIO,
 // ENOSPC, EDQUOT on network or quota'd file systems) means the data may not be there: an error.
 // File systems that cannot fsync at all (EINVAL, EROFS-like pseudo files) are not errors.
@@ -77,6 +78,95 @@ void sync_file(const std::string& path, const std::string& tmp) {
 }
 
 }  // namespace
+
+namespace {
+
+// The output set a write_atomically on this thread stages into (OutputSet::Scope), if any.
+thread_local OutputSet* t_output_set = nullptr;
+
+// BAKE_TEST_FAULT=rename:K (a test hook): the K-th rename of a commit (from 1) fails.
+int injected_rename_fault() {
+    const char* fault = std::getenv("BAKE_TEST_FAULT");
+    if (!fault || std::strncmp(fault, "rename:", 7) != 0) return 0;
+    return std::atoi(fault + 7);
+}
+
+}  // namespace
+
+struct OutputSet::Staged {
+    std::string target, tmp;
+    PendingFile pending;
+};
+
+OutputSet::OutputSet() = default;
+
+OutputSet::~OutputSet() {
+    for (const Staged& s : staged_) std::remove(s.tmp.c_str());
+}
+
+// A scope inside another set's scope joins that set: the outer set is the one committed.
+OutputSet::Scope::Scope(OutputSet& set) : previous_(t_output_set) {
+    if (!t_output_set) t_output_set = &set;
+}
+OutputSet::Scope::~Scope() { t_output_set = previous_; }
+
+void OutputSet::stage(const std::string& target, const std::string& tmp, PendingFile pending) {
+    staged_.push_back(Staged{target, tmp, std::move(pending)});
+}
+
+// A signal during a commit removes the temporaries not yet renamed (pending_files.h): their
+// renames then fail and the commit rolls back, so the set stays all or nothing. Backups are not
+// pending files: a handler must never remove the only copy of an old output.
+void OutputSet::commit() {
+    const int fault = injected_rename_fault();
+    struct Replaced {
+        std::string target, backup;  // backup empty: there was no file before
+    };
+    std::vector<Replaced> done;
+    // Puts every replaced target back as it was, removes what is left: the set is all or nothing.
+    auto roll_back = [&](std::size_t from) {
+        for (auto it = done.rbegin(); it != done.rend(); ++it) {
+            if (it->backup.empty()) ::unlink(it->target.c_str());
+            else std::rename(it->backup.c_str(), it->target.c_str());
+        }
+        for (std::size_t k = from; k < staged_.size(); ++k) std::remove(staged_[k].tmp.c_str());
+        staged_.clear();
+    };
+    for (std::size_t k = 0; k < staged_.size(); ++k) {
+        const Staged& s = staged_[k];
+        const std::string target = s.target;  // roll_back() clears staged_
+        Replaced r;
+        r.target = s.target;
+        struct stat st {};
+        if (::lstat(s.target.c_str(), &st) == 0) {
+            // The old file stays reachable under a hidden name until the whole set is in place.
+            r.backup = s.tmp + ".old";
+            if (::link(s.target.c_str(), r.backup.c_str()) != 0) {
+                const int err = errno;
+                roll_back(k);
+                fail(target, "cannot keep the old file while replacing it: " + errno_text(err));
+            }
+        }
+        const bool injected = fault > 0 && static_cast<std::size_t>(fault) == k + 1;
+        if (injected || std::rename(s.tmp.c_str(), s.target.c_str()) != 0) {
+            const int err = injected ? EIO : errno;
+            if (!r.backup.empty()) ::unlink(r.backup.c_str());
+            roll_back(k);
+            fail(target, std::string("cannot replace the file: ") + errno_text(err) +
+                               (injected ? " (BAKE_TEST_FAULT)" : "") + "; none of this input's outputs was changed");
+        }
+        done.push_back(std::move(r));
+    }
+    for (const Replaced& r : done)
+        if (!r.backup.empty()) ::unlink(r.backup.c_str());
+    staged_.clear();
+}
+
+std::vector<std::string> OutputSet::targets() const {
+    std::vector<std::string> out;
+    for (const Staged& s : staged_) out.push_back(s.target);
+    return out;
+}
 
 void write_atomically(const std::string& path,
                       const std::function<void(const std::string& tmp_path)>& write) {
@@ -97,12 +187,17 @@ void write_atomically(const std::string& path,
     if (!S_ISDIR(st.st_mode)) fail(path, "'" + dir + "' is not a folder");
 
     const std::string tmp = create_temp(path, dir, name);
+    PendingFile pending(tmp);  // removed by a signal handler until renamed
     try {
         write(tmp);
         struct stat tst {};
         if (::stat(tmp.c_str(), &tst) != 0 || !S_ISREG(tst.st_mode))
             fail(path, "the temporary file vanished while being written");
         sync_file(path, tmp);
+        if (t_output_set) {
+            t_output_set->stage(path, tmp, std::move(pending));
+            return;
+        }
         if (std::rename(tmp.c_str(), path.c_str()) != 0) {
             const int err = errno;
             fail(path, "cannot replace the file: " + errno_text(err));

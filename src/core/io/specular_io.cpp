@@ -313,11 +313,17 @@ std::vector<std::string> write_specular_level_files(const std::string& pattern, 
         throw std::invalid_argument("'" + pattern + "': no {level} placeholder (one file is written per level)");
     check_chain(pattern, levels);
     std::vector<std::string> names;
-    for (std::size_t i = 0; i < levels.size(); ++i) {
-        const std::string name = expand_level_placeholder(pattern, static_cast<int>(i));
-        write_exr(name, assemble_cube(levels[i], Layout::VStrip), EnvmapHint::Cube);
-        names.push_back(name);
+    // One set, all levels or none, unless the caller's set (an input's outputs) holds them already.
+    OutputSet levels_set;
+    {
+        const OutputSet::Scope scope(levels_set);
+        for (std::size_t i = 0; i < levels.size(); ++i) {
+            const std::string name = expand_level_placeholder(pattern, static_cast<int>(i));
+            write_exr(name, assemble_cube(levels[i], Layout::VStrip), EnvmapHint::Cube);
+            names.push_back(name);
+        }
     }
+    levels_set.commit();
     return names;
 }
 

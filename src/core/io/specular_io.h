@@ -66,7 +66,7 @@ std::string expand_level_placeholder(const std::string& pattern, int level);
 
 // One EXR per cube level, named expand_level_placeholder(pattern, i), i = 0 (sharpest) .. L-1: the
 // level as a vertical strip with envmap=cube, through write_exr. Returns the names written, in level
-// order. Each file is atomic; the set is not (a failure at level k leaves levels 0..k-1 written).
+// order. All levels or none (one OutputSet, or the caller's when one is open).
 // Throws std::invalid_argument when the pattern has no {level}; OutputError("<file>: <problem>")
 // otherwise (an invalid chain names the pattern).
 std::vector<std::string> write_specular_level_files(const std::string& pattern, const std::vector<CubeMap>& levels);

@@ -77,6 +77,7 @@ json to_json(const RunReport& r) {
           {"gl_version", string_or_null(r.gpu_version)}}},
         {"total_ms", r.total_ms},
         {"error", string_or_null(r.error)},
+        {"interrupted", string_or_null(r.interrupted)},
         {"warnings", r.warnings},
         {"outputs", r.outputs},
         {"files", files},

@@ -48,6 +48,7 @@ struct RunReport {
     nlohmann::json settings;           // {order, device, output_layout, size, tolerance, abs_tolerance, jobs, fail_fast}
     std::string gpu_backend, gpu_renderer, gpu_version;  // empty when no context was opened
     double total_ms = 0;
+    std::string interrupted;            // the signal that stopped the run ("SIGINT"), empty if none
     std::string error;                  // why the run stopped before baking its inputs (usage, an output
                                         // folder, no GPU), empty if it did not
     std::vector<std::string> warnings;  // the run's own warnings (options), not an input's

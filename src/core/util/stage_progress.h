@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <atomic>
 
+#include "stop_request.h"
+
 namespace bake::stage_progress {
 
 inline std::atomic<long long>& total_units() {
@@ -22,7 +24,11 @@ inline void begin(long long units) {
     total_units().store(units, std::memory_order_relaxed);
 }
 
-inline void advance(long long units = 1) { done_units().fetch_add(units, std::memory_order_relaxed); }
+// Also where a long stage stops on request (stop_request.h): it throws Interrupted then.
+inline void advance(long long units = 1) {
+    done_units().fetch_add(units, std::memory_order_relaxed);
+    throw_if_stop_requested();
+}
 
 // In [0, 1], or -1 while the stage's size is not known.
 inline double fraction() {
