@@ -24,10 +24,10 @@ struct SpecularBenchOptions {
 // Prints the table (the last of the output) and fills *out.
 void run_specular_bench(bake::GpuProjector& gpu, const SpecularBenchOptions& options, nlohmann::json* out);
 
-// `--specular-source`, CPU only (no GL context): the source cube (make_specular_source) and its
-// mips, bright split included (prepare_specular_input), from 4096x2048 and 8192x4096 sun skies at
-// the default sizes of a 256 base (source 6x512^2), and how far its level 0's integral is from the
-// input's. Prints a table and fills *out.
+// `--specular-source`, CPU only (no GL context): the source cube (make_specular_source), and all
+// that comes before the estimator (prepare_specular_input: bright split, sources, mips), from
+// 4096x2048 and 8192x4096 sun skies at the default sizes of a 256 base (source 6x512^2), and how
+// far level 0's integral is from the input's. Prints a table and fills *out.
 void run_specular_source_bench(int repeats, nlohmann::json* out);
 
 }  // namespace bench

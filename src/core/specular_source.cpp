@@ -49,6 +49,10 @@ private:
     void finish(const float* t, double* out) const {
         for (int c = 0; c < 3; ++c) out[c] = t[c];
         if (!capping_) return;
+        if (!(texel_luminance(t) > cap_.threshold)) {  // apply's own test: most texels are kept as they are
+            for (int c = 0; c < 3; ++c) out[3 + c] = t[c];
+            return;
+        }
         float keep[3];
         cap_.apply(t, keep);
         for (int c = 0; c < 3; ++c) out[3 + c] = keep[c];
@@ -145,6 +149,17 @@ struct EquirectGrid {
     }
 };
 
+// A point of an edge: unit direction, horizontal radius, azimuth and input row, made once for each
+// cube corner and shared by the edges that meet there.
+struct ArcPoint {
+    Vec3 d;
+    double r, phi;
+    int row;
+};
+ArcPoint arc_point(const Vec3& d, const EquirectGrid& g) {
+    return {d, std::sqrt(d.x * d.x + d.z * d.z), std::atan2(d.z, d.x), g.row_of(d.y)};
+}
+
 // A piece of an edge inside one input texel: Δφ and ∫h dφ along it.
 struct Piece {
     int row, col;
@@ -167,16 +182,16 @@ double arc_key(double c, double s) { return c >= 0 ? s : 2.0 - s; }
 // travel order. With e the circle's highest point and w = m x e (horizontal), the circle is
 // cos σ e + sin σ w and h = e.y cos σ: each boundary h_k is met at cos σ = h_k / e.y, on the side
 // of e the arc lies on (it does not pass e or -e).
-void row_crossings(const Vec3& a, const Vec3& b, const Vec3& m, const Vec3& u, double key_end, const EquirectGrid& g,
-                   std::vector<Crossing>& xs, int* start_row) {
+void row_crossings(const ArcPoint& pa, const ArcPoint& pb, const Vec3& m, const Vec3& u, double key_end, const EquirectGrid& g,
+                   std::vector<Crossing>& xs) {
     xs.clear();
+    const Vec3 &a = pa.d, &b = pb.d;
     const double lo = std::min(a.y, b.y), hi = std::max(a.y, b.y), ey2 = 1 - m.y * m.y;
-    *start_row = g.row_of(a.y);
     if (!(hi > lo) || !(ey2 > 0)) return;
     const double ey = std::sqrt(ey2);
     const Vec3 e = scaled({-m.y * m.x, ey2, -m.y * m.z}, 1.0 / ey), w = cross(m, e);
     const double side = dot(sum_of(a, b), w) < 0 ? -1.0 : 1.0;
-    for (int k = (b.y < a.y ? *start_row : g.row_of(hi)) + 1; k < g.height && g.top[k] > lo; ++k) {
+    for (int k = (b.y < a.y ? pa.row : pb.row) + 1; k < g.height && g.top[k] > lo; ++k) {
         if (!(g.top[k] < hi)) continue;
         const double c = std::max(-1.0, std::min(1.0, g.top[k] / ey)), s = side * std::sqrt(std::max(0.0, 1 - c * c));
         const Vec3 p = sum_of(scaled(e, c), scaled(w, s));
@@ -187,12 +202,12 @@ void row_crossings(const Vec3& a, const Vec3& b, const Vec3& m, const Vec3& u, d
 
 // Column boundaries crossed by the arc a -> b (plane normal m), in travel order: φ is monotone
 // along an arc that misses the poles, and each boundary meridian meets it where the planes meet.
-void column_crossings(const Vec3& a, const Vec3& b, const Vec3& m, const Vec3& u, double key_end, const EquirectGrid& g,
+void column_crossings(const ArcPoint& pa, const ArcPoint& pb, const Vec3& m, const Vec3& u, double key_end, const EquirectGrid& g,
                       std::vector<Crossing>& xs, int* start_col) {
     xs.clear();
-    const double ra = std::sqrt(a.x * a.x + a.z * a.z), rb = std::sqrt(b.x * b.x + b.z * b.z);
-    const double dphi = 2.0 * atan2_small(a.x * b.z - a.z * b.x, ra * rb + a.x * b.x + a.z * b.z);
-    const double phi_a = std::atan2(a.z, a.x), per_col = g.width / (2.0 * kPi);
+    const Vec3 &a = pa.d, &b = pb.d;
+    const double dphi = 2.0 * atan2_small(a.x * b.z - a.z * b.x, pa.r * pb.r + a.x * b.x + a.z * b.z);
+    const double phi_a = pa.phi, per_col = g.width / (2.0 * kPi);
     const double f0 = (phi_a + kPi) * per_col, f1 = f0 + dphi * per_col;
     *start_col = std::min(g.width - 1, std::max(0, static_cast<int>(std::floor(f0))));
     if (dphi == 0) return;
@@ -215,19 +230,20 @@ void column_crossings(const Vec3& a, const Vec3& b, const Vec3& m, const Vec3& u
 // Cuts the arc a -> b (unit vectors, plane normal m, h monotone along it) at every input row and
 // column boundary it crosses and appends the pieces. Δφ and ∫h dφ are measured from a to each
 // crossing (so the pieces' parts add up to the arc's exactly) and differenced.
-void monotone_arc_pieces(const Vec3& a, const Vec3& b, const Vec3& m, const EquirectGrid& g, Scratch& sc) {
+void monotone_arc_pieces(const ArcPoint& pa, const ArcPoint& pb, const Vec3& m, const EquirectGrid& g, Scratch& sc) {
+    const Vec3 &a = pa.d, &b = pb.d;
     const Vec3 u = cross(m, a);  // a's tangent toward b
     const double key_end = arc_key(dot(a, b), dot(cross(a, b), m));
-    int row, col;  // where the arc starts: a hint for locating its first piece
-    row_crossings(a, b, m, u, key_end, g, sc.rows, &row);
-    column_crossings(a, b, m, u, key_end, g, sc.cols, &col);
+    int row = pa.row, col;  // where the arc starts: a hint for locating its first piece
+    row_crossings(pa, pb, m, u, key_end, g, sc.rows);
+    column_crossings(pa, pb, m, u, key_end, g, sc.cols, &col);
     std::vector<Crossing>& all = sc.all;
     all.clear();
     all.push_back({0, a, 0});
     std::merge(sc.rows.begin(), sc.rows.end(), sc.cols.begin(), sc.cols.end(), std::back_inserter(all),
                [](const Crossing& p, const Crossing& q) { return p.key < q.key; });
     all.push_back({key_end, b, NAN});
-    const double ra = std::sqrt(a.x * a.x + a.z * a.z), ta = a.y / (1 + ra);  // ta: tan(latitude / 2)
+    const double ra = pa.r, ta = a.y / (1 + ra);  // ta: tan(latitude / 2)
     double prev_dphi = 0, prev_area = 0;
     for (std::size_t i = 1; i < all.size(); ++i) {
         const Vec3& p = all[i].p;
@@ -245,7 +261,8 @@ void monotone_arc_pieces(const Vec3& a, const Vec3& b, const Vec3& m, const Equi
 }
 
 // Appends the pieces of the great-circle arc a -> b (unit, not a meridian, shorter than π).
-void arc_pieces(const Vec3& a, const Vec3& b, const EquirectGrid& g, Scratch& sc) {
+void arc_pieces(const ArcPoint& pa, const ArcPoint& pb, const EquirectGrid& g, Scratch& sc) {
+    const Vec3 &a = pa.d, &b = pb.d;
     const Vec3 m = normalize(cross(a, b));
     // The circle's highest point is +Y projected onto its plane; cut there (or at the lowest) to
     // keep h monotone along each part.
@@ -255,21 +272,28 @@ void arc_pieces(const Vec3& a, const Vec3& b, const EquirectGrid& g, Scratch& sc
         for (double sign : {1.0, -1.0}) {
             const Vec3 x = scaled(e, sign);
             if (dot(cross(a, x), m) > 0 && dot(cross(x, b), m) > 0) {
-                monotone_arc_pieces(a, x, m, g, sc);
-                monotone_arc_pieces(x, b, m, g, sc);
+                const ArcPoint px = arc_point(x, g);
+                monotone_arc_pieces(pa, px, m, g, sc);
+                monotone_arc_pieces(px, pb, m, g, sc);
                 return;
             }
         }
     }
-    monotone_arc_pieces(a, b, m, g, sc);
+    monotone_arc_pieces(pa, pb, m, g, sc);
 }
 
-// Appends the pieces of the cube edge (s0, t0) -> (s1, t1) of `face`; none along a meridian
-// (dφ = 0; exactly detected for the cube's meridian edges, whose horizontal parts are parallel).
-void edge_pieces(int face, double s0, double t0, double s1, double t1, const EquirectGrid& g, Scratch& sc) {
-    const Vec3 p = cube_face_direction(face, s0, t0), q = cube_face_direction(face, s1, t1);
-    if (p.x * q.z - p.z * q.x == 0) return;
-    arc_pieces(normalize(p), normalize(q), g, sc);
+// A cube corner: its face direction as cube_face_direction gives it (for the meridian test) and
+// as an arc point.
+struct Corner {
+    Vec3 raw;
+    ArcPoint point;
+};
+
+// Appends the pieces of the cube edge p -> q; none along a meridian (dφ = 0; exactly detected for
+// the cube's meridian edges, whose face directions have parallel horizontal parts).
+void edge_pieces(const Corner& p, const Corner& q, const EquirectGrid& g, Scratch& sc) {
+    if (p.raw.x * q.raw.z - p.raw.z * q.raw.x == 0) return;
+    arc_pieces(p.point, q.point, g, sc);
 }
 
 // ∫ L dΩ over cube texel (face, row, col) of an n-face, from the pieces of its four edges: ∮ F dφ
@@ -288,22 +312,37 @@ void integrate_texel_equirect(const InputReader& in, const EquirectGrid& g, int 
             for (std::size_t i = edges[e][0]; i < edges[e][1]; ++i) base = std::min(base, pieces[i].row);
     const int ch = in.channels();
     for (int c = 0; c < ch; ++c) out[c] = 0;
+    // North: F = Σ_{base <= i < row} L_i dh_i + L (top[row] - h);
+    // south: F = -∫_{-1}^h L = -Σ_{row < i <= base} L_i dh_i + L (top[row + 1] - h).
+    // The column sums, kept per column (most pieces share a column with a piece of the facing edge)
+    // and extended row by row from `base` toward the pole-ward or equator-ward side.
+    struct ColumnSum {
+        int col, row;  // Σ over rows [base, row) (north) or (row, base] (south) of column col
+        double sum[6];
+    };
+    ColumnSum cache[16];
+    for (ColumnSum& cs : cache) cs.col = -1;
+    const int step = south ? -1 : 1;
     for (int e = 0; e < 4; ++e) {
         const double sign = edges[e][2] ? -1.0 : 1.0;
         for (std::size_t i = edges[e][0]; i < edges[e][1]; ++i) {
             const Piece& p = pieces[i];
             const double dphi = sign * p.dphi, area = sign * p.area;
-            double l[6], column[6] = {0, 0, 0, 0, 0, 0}, v[6];
-            in.equirect(p.row, p.col, l);
-            // North: F = Σ_{base <= i < row} L_i dh_i + L (top[row] - h);
-            // south: F = -∫_{-1}^h L = -Σ_{row < i <= base} L_i dh_i + L (top[row + 1] - h).
-            const int first = south ? p.row + 1 : base, last = south ? base + 1 : p.row;
-            for (int r = first; r < last; ++r) {
-                in.equirect(r, p.col, v);
-                for (int c = 0; c < ch; ++c) column[c] += v[c] * g.row_height[r];
+            if ((p.row - base) * step < 0) throw std::logic_error("area_average_cube: a piece beyond the column sums' base");
+            ColumnSum& cs = cache[p.col & 15];
+            if (cs.col != p.col || (p.row - cs.row) * step < 0) {
+                cs.col = p.col;
+                cs.row = base;
+                for (double& x : cs.sum) x = 0;
             }
+            double l[6];
+            for (; cs.row != p.row; cs.row += step) {
+                in.equirect(cs.row, p.col, l);
+                for (int c = 0; c < ch; ++c) cs.sum[c] += l[c] * g.row_height[cs.row];
+            }
+            in.equirect(p.row, p.col, l);
             const double local = (south ? g.top[p.row + 1] : g.top[p.row]) * dphi - area, column_sign = south ? -1.0 : 1.0;
-            for (int c = 0; c < ch; ++c) out[c] += column_sign * column[c] * dphi + l[c] * local;
+            for (int c = 0; c < ch; ++c) out[c] += column_sign * cs.sum[c] * dphi + l[c] * local;
         }
     }
 }
@@ -314,19 +353,25 @@ void average_band_equirect(const InputReader& in, const EquirectGrid& g, int fac
                            CubeMap* capped) {
     Scratch sc;
     const int rows = r1 - r0;
-    auto coord = [n](int k) { return 2.0 * k / n - 1; };
+    std::vector<Corner> corners;
+    for (int k = r0; k <= r1; ++k)
+        for (int c = 0; c <= n; ++c) {
+            const Vec3 raw = cube_face_direction(face, 2.0 * c / n - 1, 2.0 * k / n - 1);
+            corners.push_back({raw, arc_point(normalize(raw), g)});
+        }
+    auto corner = [&](int k, int c) -> const Corner& { return corners[static_cast<std::size_t>(k - r0) * (n + 1) + c]; };
     // Horizontal edges (row boundary k, column c), then vertical ones (row r, column boundary k).
     std::vector<std::size_t> h_at(static_cast<std::size_t>(rows + 1) * n + 1), v_at(static_cast<std::size_t>(rows) * (n + 1) + 1);
     for (int k = r0; k <= r1; ++k)
         for (int c = 0; c < n; ++c) {
             h_at[static_cast<std::size_t>(k - r0) * n + c] = sc.pieces.size();
-            edge_pieces(face, coord(c), coord(k), coord(c + 1), coord(k), g, sc);
+            edge_pieces(corner(k, c), corner(k, c + 1), g, sc);
         }
     h_at.back() = sc.pieces.size();
     for (int r = r0; r < r1; ++r)
         for (int k = 0; k <= n; ++k) {
             v_at[static_cast<std::size_t>(r - r0) * (n + 1) + k] = sc.pieces.size();
-            edge_pieces(face, coord(k), coord(r), coord(k), coord(r + 1), g, sc);
+            edge_pieces(corner(r, k), corner(r + 1, k), g, sc);
         }
     v_at.back() = sc.pieces.size();
     for (int r = r0; r < r1; ++r)
@@ -365,9 +410,11 @@ public:
         else if (env_.is_packed()) expand_packed_row(env_.packed, row, out);
         else std::copy_n(env_.equirect.at(row, 0), 3 * width_, out);
     }
-    double omega(int row, int col) const {
-        return cube_ ? face_omega_[static_cast<std::size_t>(row % width_) * width_ + col]
-                     : equirect_row_solid_angle(row, width_, env_.height());
+    // The solid angles of row `row`'s texels: a face row's, or (lat-long) `width` times the row's one.
+    const double* omegas(int row, std::vector<double>& buf) const {
+        if (cube_) return &face_omega_[static_cast<std::size_t>(row % width_) * width_];
+        buf.assign(static_cast<std::size_t>(width_), equirect_row_solid_angle(row, width_, env_.height()));
+        return buf.data();
     }
     BrightTexel texel(int row, int col) const {
         return cube_ ? BrightTexel{row / width_, row % width_, col, {0, 0, 0}} : BrightTexel{-1, row, col, {0, 0, 0}};
@@ -404,15 +451,16 @@ std::vector<BrightTexel> split_bright_texels(const Environment& env, double fact
     std::vector<double> lum_sum(static_cast<std::size_t>(blocks)), omega_sum(static_cast<std::size_t>(blocks));
     auto for_texels = [&](int block, const auto& fn) {
         std::vector<float> buf(3 * static_cast<std::size_t>(rows.width()));
+        std::vector<double> omega_buf;
         for (int r = block * per_block; r < std::min(rows.count(), (block + 1) * per_block); ++r) {
             rows.read(r, buf.data());
-            for (int c = 0; c < rows.width(); ++c) fn(r, c, &buf[3 * static_cast<std::size_t>(c)]);
+            const double* omega = rows.omegas(r, omega_buf);
+            for (int c = 0; c < rows.width(); ++c) fn(r, c, &buf[3 * static_cast<std::size_t>(c)], omega[c]);
         }
     };
     parallel_for(blocks, resolve_threads(threads, blocks), [&](int b) {
         double l = 0, o = 0;
-        for_texels(b, [&](int r, int c, const float* t) {
-            const double omega = rows.omega(r, c);
+        for_texels(b, [&](int, int, const float* t, double omega) {
             l += omega * texel_luminance(t);
             o += omega;
         });
@@ -432,7 +480,7 @@ std::vector<BrightTexel> split_bright_texels(const Environment& env, double fact
     std::vector<std::vector<Candidate>> found(static_cast<std::size_t>(blocks));
     parallel_for(blocks, resolve_threads(threads, blocks), [&](int b) {
         std::vector<Candidate>& c = found[static_cast<std::size_t>(b)];
-        for_texels(b, [&](int r, int col, const float* t) {
+        for_texels(b, [&](int r, int col, const float* t, double) {
             const double lum = texel_luminance(t);
             if (!(lum > factor * mean)) return;
             c.push_back({lum, r, col});
