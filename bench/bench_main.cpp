@@ -308,6 +308,7 @@ struct Args {
     bool exact = false;                // --exact: only the exact-irradiance section
     bool specular = false;             // --specular [--specular-dir DIR]: only the specular section
     bool specular_source = false;      // --specular-source: only the specular source cube, CPU only
+    std::string specular_maps;         // --specular-maps DIR: with --specular-source, the chain's accuracy on DIR's shared maps
     std::string specular_dir;
 };
 
@@ -354,6 +355,8 @@ Args parse_args(int argc, char** argv) {
             a.specular = true;
         } else if (s == "--specular-source") {
             a.specular_source = true;
+        } else if (s == "--specular-maps") {
+            a.specular_maps = next();
         } else if (s == "--specular-dir") {
             a.specular_dir = next();
         } else if (s == "--whole-process") {
@@ -375,7 +378,7 @@ Args parse_args(int argc, char** argv) {
                                  "       bake-bench --exact [--quick] [--repeats N] [--json out.json]\n"
                                  "       bake-bench --specular [--quick] [--repeats N] [--json out.json] [--specular-dir DIR "
                                  "--tool bake-irradiance --cmgen cmgen]\n"
-                                 "       bake-bench --specular-source [--repeats N] [--json out.json]\n");
+                                 "       bake-bench --specular-source [--specular-maps tests/data] [--repeats N] [--json out.json]\n");
             std::exit(2);
         }
     }
@@ -474,6 +477,8 @@ int main(int argc, char** argv) {
     if (args.specular_source) {  // CPU only: no GL context
         out["cpu_threads"] = hw_threads;
         bench::run_specular_source_bench(args.repeats_given ? args.repeats : 3, &out["specular_source"]);
+        if (!args.specular_maps.empty())
+            for (int base : {16, 64}) bench::run_specular_accuracy(args.specular_maps, base, &out["specular_accuracy"][std::to_string(base)]);
         std::ofstream(args.json_path) << out.dump(1) << "\n";
         std::printf("wrote %s\n", args.json_path.c_str());
         return 0;

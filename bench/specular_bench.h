@@ -30,4 +30,9 @@ void run_specular_bench(bake::GpuProjector& gpu, const SpecularBenchOptions& opt
 // far level 0's integral is from the input's. Prints a table and fills *out.
 void run_specular_source_bench(int repeats, nlohmann::json* out);
 
+// `--specular-source --specular-maps DIR` (specular_accuracy.cpp): the CPU chain at `base` of the
+// three shared maps in DIR against a brute force over their own texels, per level, and roughness 1
+// against the exact irradiance / π. Prints a table and fills *out.
+void run_specular_accuracy(const std::string& dir, int base, nlohmann::json* out);
+
 }  // namespace bench
