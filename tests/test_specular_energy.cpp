@@ -13,6 +13,8 @@
 #include "environment_loader.h"
 #include "exact_irradiance.h"
 #include "ggx.h"
+#include "gpu_specular.h"
+#include "gpu_test_support.h"
 #include "specular_prefilter.h"
 #include "test_support.h"
 
@@ -292,5 +294,29 @@ TEST_CASE("Specular levels against a brute force over the input's own texels", "
             INFO(c.name << " level " << level << ": max |chain - brute force| / max " << d[level]);
             CHECK(d[level] <= (level == 1 ? 2e-2 : 5e-3));
         }
+    }
+}
+
+TEST_CASE("GPU: a lat-long sun's chain keeps the input's energy, roughness 1 is E/pi", "[gpu][specular][energy]") {
+    // The GPU path reads the same SpecularInput (sources, bright texels of the input) as the CPU
+    // estimator: its roughness-1 level against the exact irradiance, and every level against the
+    // CPU estimator (NVIDIA's 8-bit filter weights: 1.4e-5 of a level's max, bench/NOTES.md).
+    auto gpu = open_gpu();
+    if (!gpu) return;
+    GpuSpecularPrefilter pre(gpu->projector->programs());
+    const Environment env = sun_equirect(130, 65, 17, 43);
+    REQUIRE_FALSE(crosses_axis_plane(equirect_texel_corners(17, 43, 130, 65)));
+    SpecularSettings s;
+    s.base_size = 8;
+    const SpecularInput input = prepare_specular_input(env, default_specular_source_size(env, 8));
+    const std::vector<CubeMap> chain = pre.prefilter(input, s);
+    const Sums in = input_integral(env), zero = cube_integral(chain[0]);
+    for (int c = 0; c < 3; ++c) CHECK(std::fabs(zero[c] / in[c] - 1) <= 1e-6);
+    const double d = roughest_against_exact_irradiance(env, chain.back());
+    INFO("max |level - E/pi| / max " << d);
+    CHECK(d <= 1e-3);
+    for (const auto& diff : compare_specular_chains(chain, prefilter_specular_sampled(input, s))) {
+        INFO("level " << diff.level << ": GPU against the CPU estimator " << diff.max_rel_to_max);
+        CHECK(diff.max_rel_to_max <= 1e-4);
     }
 }
