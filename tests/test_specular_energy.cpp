@@ -2,7 +2,7 @@
 // input's own (Σ L·Ω over its texels), the roughness-1 level against the tool's exact irradiance / π
 // (its definition), and the other levels against a brute force that integrates the GGX lobe over
 // the original input texels, never over the resampled source cube (the older tests did, and shared
-// its errors).
+// its errors). Directions, texels and solid angles as docs/CONVENTION.md defines them.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -347,10 +347,11 @@ void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughnes
                 int k = std::min(32, std::max(1, static_cast<int>(std::ceil(8.0 * extent / scale))));
                 // W has a kink at the horizon (W = 0 behind it, slope D(h) at 45° in front), which the
                 // rule below takes for smooth: a texel across it is cut into parts of at most
-                // 0.005 rad scaled by π·D there (1 at roughness 1, 0.2 at 0.5, ~0 below), at most
-                // 32 (2 x 2 nodes on 0.1 rad texels erred 1e-3 at roughness 1, issue 19).
+                // 0.01 rad scaled by π·D there (1 at roughness 1, 0.2 at 0.5, ~0 below), at most 32
+                // (2 x 2 nodes on 0.1 rad texels erred 1e-3 at roughness 1, 0.01 rad parts ~1e-4;
+                // texels of 6 x 512² are smaller than that: no cost at the default sizes).
                 if (std::fabs(c) < extent)
-                    k = std::max(k, std::min(32, static_cast<int>(std::ceil(extent / 0.005 * std::min(1.0, kPi * horizon_slope)))));
+                    k = std::max(k, std::min(32, static_cast<int>(std::ceil(extent / 0.01 * std::min(1.0, kPi * horizon_slope)))));
                 // Two-point Gauss-Legendre in s and t over each of k x k parts (fourth order: the
                 // midpoint rule's second-order error is a bias of ~(part / scale)² / 24 on the
                 // convex tail), point solid angles from the face Jacobian, rescaled to the texel's

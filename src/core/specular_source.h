@@ -23,10 +23,10 @@
 //    nothing, and F is continuous across rows, so only the crossings of input columns must be found
 //    exactly (the intersection of two planes). The arcs are cut at every input row and column they
 //    cross: an edge of C costs about as many pieces as input texels along it.
-// Both are exact for piecewise-constant input up to double rounding: Σ value·Ω over the cube equals
-// Σ L·Ω over the input to ~1e-12 relative before the values are rounded to float (which adds at
-// most 2^-24 of each). Every cube texel is a gather over the input texels it touches, in a fixed
-// order: no scatter, no atomics, the same bits for any thread count.
+// Both are exact for piecewise-constant input up to double rounding, far below the rounding of the
+// stored values to float (2^-24 of each), so Σ value·Ω over the cube equals Σ L·Ω over the input
+// to float precision (tests/test_specular_energy.cpp). Every cube texel is a gather over the input
+// texels it touches, in a fixed order: no scatter, no atomics, the same bits for any thread count.
 #include <cmath>
 #include <vector>
 
