@@ -307,6 +307,8 @@ struct Args {
     bench::WholeProcessOptions whole;  // --whole-process DIR: only that section
     bool exact = false;                // --exact: only the exact-irradiance section
     bool specular = false;             // --specular [--specular-dir DIR]: only the specular section
+    bool specular_source = false;      // --specular-source: only the specular source cube, CPU only
+    std::string specular_maps;         // --specular-maps DIR: with --specular-source, the chain's accuracy on DIR's shared maps
     std::string specular_dir;
 };
 
@@ -351,6 +353,10 @@ Args parse_args(int argc, char** argv) {
             a.exact = true;
         } else if (s == "--specular") {
             a.specular = true;
+        } else if (s == "--specular-source") {
+            a.specular_source = true;
+        } else if (s == "--specular-maps") {
+            a.specular_maps = next();
         } else if (s == "--specular-dir") {
             a.specular_dir = next();
         } else if (s == "--whole-process") {
@@ -371,7 +377,8 @@ Args parse_args(int argc, char** argv) {
                                  "[--tool bake-irradiance] [--sky-tool make-sample-sky] [--cmgen cmgen] [--grain G]\n"
                                  "       bake-bench --exact [--quick] [--repeats N] [--json out.json]\n"
                                  "       bake-bench --specular [--quick] [--repeats N] [--json out.json] [--specular-dir DIR "
-                                 "--tool bake-irradiance --cmgen cmgen]\n");
+                                 "--tool bake-irradiance --cmgen cmgen]\n"
+                                 "       bake-bench --specular-source [--specular-maps tests/data] [--repeats N] [--json out.json]\n");
             std::exit(2);
         }
     }
@@ -466,6 +473,15 @@ int main(int argc, char** argv) {
         std::ofstream(args.json_path) << out.dump(1) << "\n";
         std::printf("wrote %s\n", args.json_path.c_str());
         return rc;
+    }
+    if (args.specular_source) {  // CPU only: no GL context
+        out["cpu_threads"] = hw_threads;
+        bench::run_specular_source_bench(args.repeats_given ? args.repeats : 3, &out["specular_source"]);
+        if (!args.specular_maps.empty())
+            for (int base : {16, 64}) bench::run_specular_accuracy(args.specular_maps, base, &out["specular_accuracy"][std::to_string(base)]);
+        std::ofstream(args.json_path) << out.dump(1) << "\n";
+        std::printf("wrote %s\n", args.json_path.c_str());
+        return 0;
     }
     if (args.cpu_only) {
         out["cpu_threads"] = hw_threads;

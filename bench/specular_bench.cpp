@@ -74,16 +74,16 @@ void run_specular_bench(bake::GpuProjector& gpu, const SpecularBenchOptions& o, 
     pre.prepare();
 
     // One untimed run first: the program binary, the driver's first-use work and the clocks' ramp.
-    pre.prefilter(bake::prepare_specular_input(bake::make_specular_source(env, settings.source_size)), settings);
+    pre.prefilter(bake::prepare_specular_input(env, settings.source_size), settings);
     std::vector<double> source_ms, gpu_ms, gpu_wall_ms, upload_ms;
     bake::CubeMap source;
     bake::SpecularInput input;
     std::vector<bake::CubeMap> chain;
     for (int i = 0; i < o.repeats; ++i) {
         Clock::time_point t0 = Clock::now();
-        source = bake::make_specular_source(env, settings.source_size);
-        input = bake::prepare_specular_input(source);
+        input = bake::prepare_specular_input(env, settings.source_size);
         source_ms.push_back(ms_since(t0));
+        source = input.mips[0];
         t0 = Clock::now();
         chain = pre.prefilter(input, settings);
         gpu_wall_ms.push_back(ms_since(t0));
@@ -167,6 +167,55 @@ void run_specular_bench(bake::GpuProjector& gpu, const SpecularBenchOptions& o, 
         std::printf("| prefilter with %d samples at level 1, GPU timer | %.2f ms |\n", samples, ms);
     if (ours_ms >= 0) std::printf("| whole process: bake-irradiance --specular | %.0f ms |\n", ours_ms);
     if (cmgen_ms >= 0) std::printf("| whole process: cmgen --ibl-ld (%d samples) | %.0f ms |\n", 1024, cmgen_ms);
+}
+
+void run_specular_source_bench(int repeats, nlohmann::json* out) {
+    const int base = 256;
+    nlohmann::json rows = nlohmann::json::array();
+    std::printf("\n| input | source | make_specular_source | prepare_specular_input (all of it) | bright texels | level 0 integral / input's - 1 (R, G, B) |\n"
+                "|---|---|---|---|---|---|\n");
+    for (int width : {4096, 8192}) {
+        const bake::Environment env = sun_sky(width, width / 2);
+        const int size = bake::default_specular_source_size(env, base);
+        std::vector<double> source_ms, prepare_ms;
+        bake::CubeMap source;
+        bake::SpecularInput input;
+        for (int i = 0; i < repeats; ++i) {
+            // The source alone, then all that bake_specular does before the estimator: the bright
+            // split over the input, the sources of the input and of the capped input, their mips.
+            Clock::time_point t0 = Clock::now();
+            source = bake::make_specular_source(env, size);
+            source_ms.push_back(ms_since(t0));
+            t0 = Clock::now();
+            input = bake::prepare_specular_input(env, size);
+            prepare_ms.push_back(ms_since(t0));
+        }
+        // The integrals over the sphere, in double: the input's texels and level 0's.
+        double in[3] = {0, 0, 0}, zero[3] = {0, 0, 0};
+        for (int r = 0; r < env.equirect.height; ++r) {
+            const double omega = bake::equirect_row_solid_angle(r, env.equirect.width, env.equirect.height);
+            for (int c = 0; c < env.equirect.width; ++c)
+                for (int ch = 0; ch < 3; ++ch) in[ch] += omega * env.equirect.at(r, c)[ch];
+        }
+        const bake::CubeMap level0 = bake::specular_level_zero(input.mips, base);
+        for (int f = 0; f < 6; ++f)
+            for (int r = 0; r < base; ++r)
+                for (int c = 0; c < base; ++c)
+                    for (int ch = 0; ch < 3; ++ch)
+                        zero[ch] += bake::cube_texel_solid_angle(r, c, base) * level0.faces[f].at(r, c)[ch];
+        std::vector<double> rel(3);
+        for (int ch = 0; ch < 3; ++ch) rel[ch] = zero[ch] / in[ch] - 1.0;
+        rows.push_back({{"input", std::to_string(width) + "x" + std::to_string(width / 2)},
+                        {"source_size", size},
+                        {"repeats", repeats},
+                        {"make_specular_source_ms", median(source_ms)},
+                        {"prepare_specular_input_ms", median(prepare_ms)},
+                        {"bright_texels", input.bright.size()},
+                        {"level0_integral_rel_error", rel}});
+        std::printf("| %dx%d sun sky | 6x%d^2 | %.0f ms | %.0f ms | %zu | %.2e, %.2e, %.2e |\n", width, width / 2, size,
+                    median(source_ms), median(prepare_ms), input.bright.size(), rel[0], rel[1], rel[2]);
+    }
+    *out = rows;
 }
 
 }  // namespace bench

@@ -24,4 +24,15 @@ struct SpecularBenchOptions {
 // Prints the table (the last of the output) and fills *out.
 void run_specular_bench(bake::GpuProjector& gpu, const SpecularBenchOptions& options, nlohmann::json* out);
 
+// `--specular-source`, CPU only (no GL context): the source cube (make_specular_source), and all
+// that comes before the estimator (prepare_specular_input: bright split, sources, mips), from
+// 4096x2048 and 8192x4096 sun skies at the default sizes of a 256 base (source 6x512^2), and how
+// far level 0's integral is from the input's. Prints a table and fills *out.
+void run_specular_source_bench(int repeats, nlohmann::json* out);
+
+// `--specular-source --specular-maps DIR` (specular_accuracy.cpp): the CPU chain at `base` of the
+// three shared maps in DIR against a brute force over their own texels, per level, and roughness 1
+// against the exact irradiance / π. Prints a table and fills *out.
+void run_specular_accuracy(const std::string& dir, int base, nlohmann::json* out);
+
 }  // namespace bench

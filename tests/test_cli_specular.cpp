@@ -17,14 +17,13 @@ using namespace bake::test;
 namespace {
 
 // The chain the CPU path computes, restated from the core: source cube at the default size, its
-// mips, the estimator.
+// mips and the bright split over the input, the estimator.
 std::vector<CubeMap> cpu_chain(const std::string& input, int base, int samples) {
     const Environment env = load_environment(input);
     SpecularSettings s;
     s.base_size = base;
     s.samples = samples;
-    const CubeMap source = make_specular_source(env, default_specular_source_size(env, base));
-    return prefilter_specular_sampled(prepare_specular_input(source), s);
+    return prefilter_specular_sampled(prepare_specular_input(env, default_specular_source_size(env, base)), s);
 }
 
 double max_diff(const CubeMap& a, const CubeMap& b) {

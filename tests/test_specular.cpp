@@ -63,7 +63,16 @@ TEST_CASE("The source cube reads packed texels to the values of their expansion"
         expand_packed_texels(expanded, 1);
         REQUIRE(packed.is_packed());
         REQUIRE_FALSE(expanded.is_packed());
-        for (int size : {4, 16}) CHECK(max_abs_diff(make_specular_source(packed, size), make_specular_source(expanded, size)) == 0);
+        for (int size : {4, 16}) {
+            CHECK(max_abs_diff(make_specular_source(packed, size), make_specular_source(expanded, size)) == 0);
+            // The bright split too: the same cap, capped source and excess.
+            const SpecularInput a = prepare_specular_input(packed, size), b = prepare_specular_input(expanded, size);
+            REQUIRE(a.bright.size() == b.bright.size());
+            CHECK(a.threshold == b.threshold);
+            CHECK(max_abs_diff(a.capped_mips[0], b.capped_mips[0]) == 0);
+            for (std::size_t i = 0; i < a.bright.size(); ++i)
+                for (int c = 0; c < 3; ++c) CHECK(a.bright[i].excess[c] == b.bright[i].excess[c]);
+        }
     }
 }
 

@@ -31,8 +31,8 @@ SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Ba
     // Progress: the source, then every level after the first (each costs about the same).
     stage_progress::begin(specular_level_count(settings.base_size));
     const Stopwatch source_watch;
-    out.source = make_specular_source(env, settings.source_size, threads);
-    const SpecularInput input = prepare_specular_input(out.source, threads);
+    out.input = prepare_specular_input(env, settings.source_size, threads);
+    const SpecularInput& input = out.input;
     stage_progress::advance();
     out.bright_texels = static_cast<int>(input.bright.size());
     out.source_ms = source_watch.ms();
@@ -49,7 +49,7 @@ void compare_specular(SpecularBake& bake, int texels_per_level, int threads) {
         const int n = m.size, total = 6 * n * n, count = std::min(total, texels_per_level);
         const double roughness = specular_level_roughness(level, levels);
         // Level 0's reference is the source's area average over each texel (roughness 0).
-        const CubeMap zero = level == 0 ? specular_level_zero(cube_mip_chain(bake.source, threads), n) : CubeMap();
+        const CubeMap zero = level == 0 ? specular_level_zero(bake.input.mips, n) : CubeMap();
         std::vector<float> ours(3 * static_cast<std::size_t>(count)), ref(ours.size());
         parallel_for(count, resolve_threads(threads, count), [&](int k) {
             const long long t = static_cast<long long>(k) * total / count;  // an even spread
@@ -58,7 +58,7 @@ void compare_specular(SpecularBake& bake, int texels_per_level, int threads) {
             if (level == 0) {
                 for (int c = 0; c < 3; ++c) v[c] = zero.faces[face].at(row, col)[c];
             } else {
-                prefilter_specular_at(bake.source, cube_texel_direction(face, row, col, n), roughness, v);
+                prefilter_specular_at(bake.input.mips[0], cube_texel_direction(face, row, col, n), roughness, v);
             }
             for (int c = 0; c < 3; ++c) {
                 ours[3 * k + c] = m.faces[face].at(row, col)[c];
@@ -71,8 +71,7 @@ void compare_specular(SpecularBake& bake, int texels_per_level, int threads) {
         bake.reference.push_back(d);
     }
     if (bake.computed_by == "gpu")
-        bake.estimator = compare_specular_chains(
-            bake.chain, prefilter_specular_sampled(prepare_specular_input(bake.source, threads), bake.settings, threads));
+        bake.estimator = compare_specular_chains(bake.chain, prefilter_specular_sampled(bake.input, bake.settings, threads));
 }
 
 std::vector<std::string> describe_specular_comparison(const SpecularBake& bake) {

@@ -15,7 +15,7 @@ class Backend;
 // estimator in double).
 struct SpecularBake {
     SpecularSettings settings;
-    CubeMap source;                      // the source cube the lobe is integrated over
+    SpecularInput input;                 // the source cube (input.mips[0]), its mips and the bright split
     std::vector<CubeMap> chain;          // level i: roughness i/(levels-1)
     std::string computed_by;             // "gpu" or "cpu"
     int bright_texels = 0;               // texels summed exactly (SpecularInput::bright)
@@ -28,8 +28,9 @@ struct SpecularBake {
 // env: float or packed texels.
 SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Backend& backend, int threads);
 
-// --compare: texels of each level checked against the brute force (each costs a pass over the
-// source cube: 6 x 512² texels at the default size).
+// --compare: texels of each level checked against the brute force over the source cube (each
+// costs a pass over it: 6 x 512² texels at the default size; the input itself would cost up to 64
+// times more, and the source is its exact area average).
 constexpr int kSpecularCompareTexels = 48;
 
 // --compare: the chain against the brute-force reference at up to `texels_per_level` texels of each

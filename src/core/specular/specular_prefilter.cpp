@@ -7,8 +7,8 @@
 
 #include "equirect.h"
 #include "ggx.h"
-#include "packed_image.h"
 #include "parallel.h"
+#include "specular_source.h"
 #include "stage_progress.h"
 
 namespace bake {
@@ -27,33 +27,6 @@ int next_power_of_two(int n) {
 double face_jacobian(double s, double t) {
     const double r2 = 1.0 + s * s + t * t;
     return 1.0 / (r2 * std::sqrt(r2));
-}
-
-// The radiance of the input texel a direction falls in (the input is constant over each texel);
-// packed texels are expanded one at a time, to the bits expand_packed gives.
-void input_radiance(const Environment& env, const Vec3& d, float* out) {
-    const float* texel;
-    if (env.is_cube()) {
-        int face;
-        double sc, tc;
-        cube_face_coords(d, &face, &sc, &tc);
-        const int n = env.cube.size;
-        const int col = std::min(n - 1, std::max(0, static_cast<int>((sc + 1.0) * 0.5 * n)));
-        const int row = std::min(n - 1, std::max(0, static_cast<int>((tc + 1.0) * 0.5 * n)));
-        texel = env.cube.faces[face].at(row, col);
-    } else {
-        double u, v;
-        equirect_uv(d, &u, &v);
-        const int w = env.width(), h = env.height();
-        const int col = std::min(w - 1, std::max(0, static_cast<int>(u * w)));
-        const int row = std::min(h - 1, std::max(0, static_cast<int>(v * h)));
-        if (env.is_packed()) {
-            expand_packed_texel(env.packed, static_cast<std::size_t>(row) * w + col, out);
-            return;
-        }
-        texel = env.equirect.at(row, col);
-    }
-    for (int c = 0; c < 3; ++c) out[c] = texel[c];
 }
 
 // Node i (of 2k) of the two-point Gauss-Legendre rule on k equal parts of [0, 1].
@@ -118,41 +91,9 @@ int default_specular_source_size(const Environment& env, int base_size) {
 }
 
 CubeMap make_specular_source(const Environment& env, int size, int threads) {
-    CubeMap out(size);
-    const bool exact = env.is_cube() && env.cube.size >= size && env.cube.size % size == 0 &&
-                       is_power_of_two(env.cube.size / size);
-    // Input texels along one output texel's edge (an equirect W wide spans a quarter turn in W/4).
-    const double ratio = (env.is_cube() ? env.cube.size : env.width() / 4.0) / size;
-    // k x k points a texel, about one an input texel (never fewer than 2 x 2): each input texel is
-    // met about once, so the average is an area average up to the texels cut by an edge.
-    const int k = exact ? env.cube.size / size : std::min(16, std::max(2, static_cast<int>(std::ceil(ratio))));
-    const int n_in = env.is_cube() ? env.cube.size : 0;
-    parallel_for(6 * size, resolve_threads(threads, 6 * size), [&](int task) {
-        const int face = task / size, row = task % size;
-        for (int col = 0; col < size; ++col) {
-            double sum[3] = {0, 0, 0}, weight = 0;
-            for (int i = 0; i < k; ++i)
-                for (int j = 0; j < k; ++j) {
-                    float texel[3];
-                    double w;
-                    if (exact) {
-                        const int r = row * k + i, c = col * k + j;
-                        std::copy_n(env.cube.faces[face].at(r, c), 3, texel);
-                        w = cube_texel_solid_angle(r, c, n_in);
-                    } else {
-                        const double sc = 2.0 * (col + (j + 0.5) / k) / size - 1.0;
-                        const double tc = 2.0 * (row + (i + 0.5) / k) / size - 1.0;
-                        input_radiance(env, normalize(cube_face_direction(face, sc, tc)), texel);
-                        w = face_jacobian(sc, tc);
-                    }
-                    for (int ch = 0; ch < 3; ++ch) sum[ch] += w * texel[ch];
-                    weight += w;
-                }
-            float* o = out.faces[face].at(row, col);
-            for (int ch = 0; ch < 3; ++ch) o[ch] = static_cast<float>(sum[ch] / weight);
-        }
-    });
-    return out;
+    CubeMap full, capped;
+    area_average_cube(env, size, LuminanceCap{}, &full, &capped, threads);
+    return full;
 }
 
 // Solid angles of one face's texels (the same on every face), row-major.
@@ -232,51 +173,27 @@ std::vector<SpecularSample> specular_sample_set(double roughness, int samples, i
     return out;
 }
 
-SpecularInput prepare_specular_input(const CubeMap& source, int threads, double bright_factor, int max_bright) {
+SpecularInput prepare_specular_input(const Environment& env, int source_size, int threads, double bright_factor,
+                                     int max_bright) {
     SpecularInput in;
-    in.mips = cube_mip_chain(source, threads);
-    const int n = source.size;
-    auto luminance = [](const float* t) { return 0.2126 * t[0] + 0.7152 * t[1] + 0.0722 * t[2]; };
-    double mean = 0, omega = 0;
-    std::vector<double> lum;
-    lum.reserve(6 * static_cast<std::size_t>(n) * n);
-    const std::vector<double> texel_omega = face_solid_angles(n);
-    for (int f = 0; f < 6; ++f)
-        for (int r = 0; r < n; ++r)
-            for (int c = 0; c < n; ++c) {
-                const double l = std::fabs(luminance(source.faces[f].at(r, c)));
-                const double o = texel_omega[static_cast<std::size_t>(r) * n + c];
-                mean += o * l;
-                omega += o;
-                lum.push_back(l);
-            }
-    mean /= omega;
-    double threshold = bright_factor * mean;
-    std::vector<double> sorted = lum;
-    if (static_cast<int>(sorted.size()) > max_bright) {
-        // Raise the threshold to the (max_bright + 1)-th largest |luminance|: at most max_bright above it.
-        std::nth_element(sorted.begin(), sorted.begin() + max_bright, sorted.end(), std::greater<double>());
-        threshold = std::max(threshold, sorted[static_cast<std::size_t>(max_bright)]);
-    }
-    in.threshold = mean > 0 ? threshold : INFINITY;
-    CubeMap capped = source;
-    std::size_t i = 0;
-    for (int f = 0; f < 6; ++f)
-        for (int r = 0; r < n; ++r)
-            for (int c = 0; c < n; ++c, ++i) {
-                if (!(lum[i] > in.threshold)) continue;
-                float* t = capped.faces[f].at(r, c);
-                BrightTexel b{f, r, c, {0, 0, 0}};
-                const double scale = in.threshold / lum[i];
-                for (int ch = 0; ch < 3; ++ch) {
-                    const float keep = static_cast<float>(t[ch] * scale);
-                    b.excess[ch] = t[ch] - keep;
-                    t[ch] = keep;
-                }
-                in.bright.push_back(b);
-            }
-    in.capped_mips = cube_mip_chain(capped, threads);
+    LuminanceCap cap;
+    in.bright = split_bright_texels(env, bright_factor, max_bright, &cap, threads);
+    in.threshold = cap.threshold;
+    in.bright_equirect = !env.is_cube();
+    in.bright_width = env.width();
+    in.bright_height = env.height();
+    CubeMap full, capped;
+    area_average_cube(env, source_size, cap, &full, &capped, threads);
+    in.mips = cube_mip_chain(full, threads);
+    in.capped_mips = capped.size > 0 ? cube_mip_chain(capped, threads) : in.mips;
     return in;
+}
+
+SpecularInput prepare_specular_input(const CubeMap& source, int threads, double bright_factor, int max_bright) {
+    Environment env;
+    env.layout = Layout::Faces;
+    env.cube = source;
+    return prepare_specular_input(env, source.size, threads, bright_factor, max_bright);
 }
 
 double specular_lobe_integral(double alpha) {
@@ -292,35 +209,62 @@ double specular_lobe_integral(double alpha) {
     return 2.0 * kPi * sum * h / 3.0;
 }
 
-int specular_bright_subdivision(double roughness, int source_size) {
+int specular_bright_subdivision(double roughness, double extent) {
     const double alpha = roughness * roughness;
-    const double texel = std::sqrt(4.0 * kPi / (6.0 * source_size * source_size));
-    return std::min(8, std::max(1, static_cast<int>(std::ceil(8.0 * texel / (2.0 * alpha)))));
+    if (!(alpha > 0)) return 8;
+    const double k = std::max(8.0 * extent / (2.0 * alpha), extent / kBrightPartExtent);
+    return std::min(8, std::max(1, static_cast<int>(std::ceil(k))));
 }
 
-std::vector<float> specular_bright_parts(const SpecularInput& input, double roughness) {
-    const int n = input.mips[0].size, k = specular_bright_subdivision(roughness, n);
-    std::vector<float> out;
-    out.reserve(input.bright.size() * 4 * k * k * 8);
-    for (const BrightTexel& b : input.bright) {
-        // Two-point Gauss-Legendre nodes on k x k parts (as the reference), solid angles from the
-        // face Jacobian, rescaled to the texel's exact solid angle.
-        const int m = 2 * k;
-        double jac[256], jsum = 0;
-        Vec3 dirs[256];
-        for (int i = 0; i < m; ++i)
-            for (int j = 0; j < m; ++j) {
-                const double sc = 2.0 * (b.col + gauss_node(j, k)) / n - 1.0, tc = 2.0 * (b.row + gauss_node(i, k)) / n - 1.0;
-                jac[i * m + j] = face_jacobian(sc, tc);
-                dirs[i * m + j] = normalize(cube_face_direction(b.face, sc, tc));
-                jsum += jac[i * m + j];
-            }
-        const double omega = cube_texel_solid_angle(b.row, b.col, n);
-        for (int p = 0; p < m * m; ++p) {
-            const float part[8] = {static_cast<float>(dirs[p].x), static_cast<float>(dirs[p].y), static_cast<float>(dirs[p].z),
-                                   static_cast<float>(omega * jac[p] / jsum), b.excess[0], b.excess[1], b.excess[2], 0.0f};
-            out.insert(out.end(), part, part + 8);
+namespace {
+
+// A part of a bright texel: direction, solid angle, the texel's excess.
+void push_part(std::vector<float>& out, const Vec3& d, double omega, const float* excess) {
+    const float part[8] = {static_cast<float>(d.x), static_cast<float>(d.y), static_cast<float>(d.z), static_cast<float>(omega),
+                           excess[0], excess[1], excess[2], 0.0f};
+    out.insert(out.end(), part, part + 8);
+}
+
+// A cube texel of an n-face: two-point Gauss-Legendre nodes on k x k parts (as the reference),
+// solid angles from the face Jacobian, rescaled to the texel's exact solid angle.
+void cube_texel_parts(const BrightTexel& b, int n, double roughness, std::vector<float>& out) {
+    const double omega = cube_texel_solid_angle(b.row, b.col, n);
+    const int k = specular_bright_subdivision(roughness, std::sqrt(omega)), m = 2 * k;
+    double jac[256], jsum = 0;
+    Vec3 dirs[256];
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < m; ++j) {
+            const double sc = 2.0 * (b.col + gauss_node(j, k)) / n - 1.0, tc = 2.0 * (b.row + gauss_node(i, k)) / n - 1.0;
+            jac[i * m + j] = face_jacobian(sc, tc);
+            dirs[i * m + j] = normalize(cube_face_direction(b.face, sc, tc));
+            jsum += jac[i * m + j];
         }
+    for (int p = 0; p < m * m; ++p) push_part(out, dirs[p], omega * jac[p] / jsum, b.excess);
+}
+
+// A lat-long texel of a w x h input: k x k equal parts in (φ, h = cos θ), where the area element
+// is dφ dh, so every node of the two-point rule weighs the same, the texel's exact solid angle / 4k².
+void equirect_texel_parts(const BrightTexel& b, int w, int h, double roughness, std::vector<float>& out) {
+    const double h0 = std::cos(kPi * b.row / h), h1 = std::cos(kPi * (b.row + 1) / h);
+    const double extent = std::max(kPi / h, 2.0 * kPi / w * std::max(std::sin(kPi * b.row / h), std::sin(kPi * (b.row + 1) / h)));
+    const int k = specular_bright_subdivision(roughness, extent), m = 2 * k;
+    const double omega = equirect_row_solid_angle(b.row, w, h) / (m * m);
+    for (int i = 0; i < m; ++i) {
+        const double y = h0 + (h1 - h0) * gauss_node(i, k), r = std::sqrt(std::max(0.0, 1.0 - y * y));
+        for (int j = 0; j < m; ++j) {
+            const double phi = -kPi + 2.0 * kPi * (b.col + gauss_node(j, k)) / w;
+            push_part(out, {r * std::cos(phi), y, r * std::sin(phi)}, omega, b.excess);
+        }
+    }
+}
+
+}  // namespace
+
+std::vector<float> specular_bright_parts(const SpecularInput& input, double roughness) {
+    std::vector<float> out;
+    for (const BrightTexel& b : input.bright) {
+        if (input.bright_equirect) equirect_texel_parts(b, input.bright_width, input.bright_height, roughness, out);
+        else cube_texel_parts(b, input.bright_width, roughness, out);
     }
     return out;
 }
@@ -388,7 +332,7 @@ void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughnes
         for (int ch = 0; ch < 3; ++ch) out[ch] = t[ch];
         return;
     }
-    const double alpha = roughness * roughness;
+    const double alpha = roughness * roughness, horizon_slope = ggx_d(std::sqrt(0.5), alpha);
     double sum[3] = {0, 0, 0}, weight = 0;
     for (int face = 0; face < 6; ++face)
         for (int row = 0; row < size; ++row)
@@ -402,7 +346,14 @@ void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughnes
                 // in its power-law tail (D ~ alpha² / theta⁴ there).
                 const double theta = std::acos(std::min(1.0, std::max(-1.0, c)));
                 const double scale = std::max(2.0 * alpha, 0.25 * theta);
-                const int k = std::min(32, std::max(1, static_cast<int>(std::ceil(8.0 * extent / scale))));
+                int k = std::min(32, std::max(1, static_cast<int>(std::ceil(8.0 * extent / scale))));
+                // W has a kink at the horizon (W = 0 behind it, slope D(h) at 45° in front), which the
+                // rule below takes for smooth: a texel across it is cut into parts of at most
+                // 0.01 rad scaled by π·D there (1 at roughness 1, 0.2 at 0.5, ~0 below), at most 32
+                // (2 x 2 nodes on 0.1 rad texels erred 1e-3 at roughness 1, 0.01 rad parts ~1e-4;
+                // texels of 6 x 512² are smaller than that: no cost at the default sizes).
+                if (std::fabs(c) < extent)
+                    k = std::max(k, std::min(32, static_cast<int>(std::ceil(extent / 0.01 * std::min(1.0, kPi * horizon_slope)))));
                 // Two-point Gauss-Legendre in s and t over each of k x k parts (fourth order: the
                 // midpoint rule's second-order error is a bias of ~(part / scale)² / 24 on the
                 // convex tail), point solid angles from the face Jacobian, rescaled to the texel's

@@ -15,6 +15,7 @@
 
 #include "cube_map.h"
 #include "layout.h"
+#include "specular_source.h"
 #include "vec3.h"
 
 namespace bake {
@@ -31,11 +32,9 @@ struct SpecularSettings {
 // an exact area average and the sharpest prefiltered level sees its lobe over about ten texels.
 int default_specular_source_size(const Environment& env, int base_size);
 
-// The source cube the prefilter reads: every texel the area average of the input over it. A cube
-// input whose face is the source size times a power of two is averaged exactly (solid-angle
-// weighted); anything else is averaged over k x k points a texel (about one an input texel, at
-// least 2 x 2), each point taking the input texel it falls in (the input is constant over its texels;
-// packed texels are read as they are, to the same values as their expansion).
+// The source cube the prefilter reads: every texel the exact area average of the input over it
+// (specular_source.h), so that its integral is the input's; packed texels are read as their
+// expansion.
 CubeMap make_specular_source(const Environment& env, int size, int threads = 0);
 
 // Solid-angle-weighted 2x2 averages down to 1x1: level 0 is `base` itself (size a power of two).
@@ -61,27 +60,29 @@ struct SpecularSample {
 // sampling: lod = max(0, ½·log2(Ω_s / Ω_p) + lod_bias), Ω_s = 1 / (samples · pdf(l)), Ω_p = 4π/(6·source_size²).
 std::vector<SpecularSample> specular_sample_set(double roughness, int samples, int source_size, double lod_bias);
 
-// A texel of the source whose radiance the samples would find too bright: its excess over the
-// threshold, summed exactly. Parts: the texel cut into k x k (specular_bright_subdivision).
-struct BrightTexel {
-    int face, row, col;
-    float excess[3];  // L - L · threshold / |lum(L)|
-};
-
 // What the prefilter reads. Importance sampling errs in proportion to what a few samples see:
-// a sun of 1e4 on a few texels is off by percents. So texels whose |luminance| exceeds the
-// threshold (kSpecularBrightFactor times the mean |luminance|, raised until at most
-// kMaxBrightTexels remain) are scaled down to it for the samples, and their excess is added
-// texel by texel with the lobe's exact weight, Σ excess·Ω·W(n·d) / ∫W. Measured on the shared
-// maps: from 1e-2 – 5e-2 of a level's max to 3e-5 – 3e-4 (bench/NOTES.md, "Specular").
+// a sun of 1e4 on a few texels is off by percents. So the input's own texels whose |luminance|
+// exceeds the threshold (kSpecularBrightFactor times the mean |luminance|, raised until at most
+// kMaxBrightTexels remain; split_bright_texels) are scaled down to it for the samples, and their
+// excess is added texel by texel with the lobe's exact weight, Σ excess·Ω·W(n·d) / ∫W. The split
+// is made on the input, not on the source cube: a sun keeps its own position and size (a source
+// texel would move it by up to half a texel and spread it over the texel, which errs by percents
+// at the sharp levels and at roughness 1; issue 19). Both sources are exact area averages
+// (specular_source.h). Measured: bench/NOTES.md, "Specular" and "Specular source".
 constexpr double kSpecularBrightFactor = 2.0;
 constexpr int kMaxBrightTexels = 4096;
 struct SpecularInput {
     std::vector<CubeMap> mips;          // the source and its mips: level 0 of the chain reads these
-    std::vector<CubeMap> capped_mips;   // the source with bright texels capped, and its mips: the samples read these
-    std::vector<BrightTexel> bright;    // the excess the cap removed
+    std::vector<CubeMap> capped_mips;   // the source of the capped input, and its mips: the samples read these
+    std::vector<BrightTexel> bright;    // the excess the cap removed, texels of the input
     double threshold = 0;               // |luminance| above which a texel is capped (infinity: none)
+    bool bright_equirect = false;       // the bright texels' grid: lat-long width x height, or cube faces of width
+    int bright_width = 0, bright_height = 0;
 };
+// The source of `source_size` from the input, split as above (packed texels are read as their expansion).
+SpecularInput prepare_specular_input(const Environment& env, int source_size, int threads = 0,
+                                     double bright_factor = kSpecularBrightFactor, int max_bright = kMaxBrightTexels);
+// The same for a cube taken as the input itself (its own size).
 SpecularInput prepare_specular_input(const CubeMap& source, int threads = 0, double bright_factor = kSpecularBrightFactor,
                                      int max_bright = kMaxBrightTexels);
 
@@ -89,10 +90,14 @@ SpecularInput prepare_specular_input(const CubeMap& source, int threads = 0, dou
 // (2π ∫₀¹ c·D(√((1+c)/2)) dc, composite Simpson in theta, relative error below 1e-9).
 double specular_lobe_integral(double alpha);
 
-// Parts a side each bright texel is cut into at roughness r, so that the lobe (about 2·alpha
-// wide) varies little within a part: ceil(8 · texel size / (2 alpha)), at most 8; each part is
-// summed at the 2 x 2 nodes of the Gauss-Legendre rule.
-int specular_bright_subdivision(double roughness, int source_size);
+// Parts a side a bright texel of angular size `extent` (radians; its longer side) is cut into at
+// roughness r, so that the lobe (about 2·alpha wide) varies little within a part,
+// ceil(8 · extent / (2 alpha)), and so that a part across an output direction's horizon, where
+// W has a kink the rule takes for smooth, is at most kBrightPartExtent wide (large texels of
+// small inputs only: 512 x 256 texels are 0.012 rad); at most 8. Each part is summed at the
+// 2 x 2 Gauss-Legendre nodes.
+constexpr double kBrightPartExtent = 0.02;
+int specular_bright_subdivision(double roughness, double extent);
 
 // The bright texels' parts for one level: direction (xyz) and solid angle (w), then excess (xyz).
 std::vector<float> specular_bright_parts(const SpecularInput& input, double roughness);

@@ -59,6 +59,11 @@ double cube_texel_solid_angle(int row, int col, int n) {
            triangle_solid_angle(s0, t0, s1, t1, s0, t1, area);
 }
 
+double cube_rect_solid_angle(double s0, double s1, double t0, double t1) {
+    const double area = (s1 - s0) * (t1 - t0);
+    return triangle_solid_angle(s0, t0, s1, t0, s1, t1, area) + triangle_solid_angle(s0, t0, s1, t1, s0, t1, area);
+}
+
 void cube_face_coords(const Vec3& d, int* face, double* sc, double* tc) {
     const double ax = std::fabs(d.x), ay = std::fabs(d.y), az = std::fabs(d.z);
     if (ax >= ay && ax >= az) {

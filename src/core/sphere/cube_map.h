@@ -32,6 +32,10 @@ Vec3 cube_texel_direction(int face, int row, int col, int n);
 // a relative error of a few ulps even for tiny texels (no difference of nearly equal atans).
 double cube_texel_solid_angle(int row, int col, int n);
 
+// The same integral over any rectangle [s0, s1] x [t0, t1] of one face (s0 <= s1, t0 <= t1, all in
+// [-1, 1]): the exact solid angle of the part of a face it covers.
+double cube_rect_solid_angle(double s0, double s1, double t0, double t1);
+
 // Inverse mapping, for sampling tests: face and face coordinates of a direction.
 void cube_face_coords(const Vec3& d, int* face, double* sc, double* tc);
 
