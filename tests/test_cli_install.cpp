@@ -58,6 +58,10 @@ TEST_CASE("install: binary and man page in a prefix, run from outside the source
     REQUIRE(fs::exists(bin));
     CHECK((fs::status(bin).permissions() & fs::perms::owner_exec) != fs::perms::none);
     REQUIRE(fs::exists(man));
+    // Issue 18 #20: --help points to the convention, which was not installed.
+    const fs::path convention = prefix / "share" / "doc" / "bake-irradiance" / "CONVENTION.md";
+    CHECK(fs::exists(convention));
+    CHECK(fs::exists(prefix / "share" / "doc" / "bake-irradiance" / "report.schema.json"));
 
     // From a folder outside the source and build trees, on a copy of the sample: GPU path when a
     // context exists (embedded shaders), CPU otherwise; both agree with the build tree's binary.
@@ -83,6 +87,7 @@ TEST_CASE("install: binary and man page in a prefix, run from outside the source
     // Every long option of --help appears in the man page (roff writes '-' as '\-').
     const Shell help = shell("'" + bin.string() + "' --help");
     REQUIRE(help.exit_code == 0);
+    CHECK(help.out.find("CONVENTION.md, installed in share/doc/bake-irradiance/") != std::string::npos);
     std::string page = slurp(man.string());
     page = std::regex_replace(page, std::regex(R"(\\-)"), "-");
     std::set<std::string> options;

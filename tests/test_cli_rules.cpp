@@ -4,7 +4,14 @@
 // at cf1a2fa, whose number the comment gives.
 #include <catch2/catch.hpp>
 
+#include <OpenEXR/ImfHeader.h>
+#include <OpenEXR/ImfInputFile.h>
+#include <OpenEXR/ImfStringAttribute.h>
+#include <png.h>
+
+#include <cstdio>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <regex>
 #include <string>
@@ -12,6 +19,7 @@
 
 #include "cli_runner.h"
 #include "errors.h"
+#include "image_io.h"
 #include "test_support.h"
 
 using namespace bake;
@@ -197,4 +205,92 @@ TEST_CASE("rules: --help shows every default", "[cli][rules]") {
         INFO(option << " " << value);
         CHECK(found);
     }
+}
+
+// #5: a 128x64 EXR of finite 3e38 texels gave L00 = 1.06e39 and an irradiance map of +Inf, exit 0.
+TEST_CASE("rules: values beyond float's range in an output are an input error, nothing written", "[cli][rules]") {
+    const std::string dir = scratch("rules_float_range");
+    Image big(128, 64);
+    for (float& v : big.rgb) v = 3e38f;
+    write_exr(dir + "/big.exr", big, EnvmapHint::None);
+    fs::create_directories(dir + "/out");
+    for (const char* device : {"cpu", "auto"}) {
+        const CliResult r = run_cli(dir + "/big.exr -o " + dir + "/out/a.json -o " + dir + "/out/a.exr --device " + device);
+        INFO(r.err);
+        CHECK(r.exit_code == kExitInput);
+        CHECK(line_count(r.err) == 1);
+        CHECK(r.err.find(dir + "/big.exr: texel values too large for float outputs: a radiance coefficient is 1.06e+39") !=
+              std::string::npos);
+        CHECK(fs::is_empty(dir + "/out"));
+    }
+}
+
+namespace {
+
+// The string attributes of an EXR's header, read by OpenEXR.
+std::map<std::string, std::string> exr_strings(const std::string& path) {
+    Imf::InputFile file(path.c_str());
+    std::map<std::string, std::string> out;
+    for (auto it = file.header().begin(); it != file.header().end(); ++it)
+        if (const auto* s = dynamic_cast<const Imf::StringAttribute*>(&it.attribute())) out[it.name()] = s->value();
+    return out;
+}
+
+// What libpng reads of a PNG's gAMA, sRGB and tEXt chunks.
+struct PngChunks {
+    bool has_gamma = false, has_srgb = false;
+    double gamma = 0;
+    std::map<std::string, std::string> text;
+};
+PngChunks png_chunks(const std::string& path) {
+    PngChunks c;
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    REQUIRE(f);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+    png_infop info = png_create_info_struct(png);
+    png_init_io(png, f);
+    png_read_info(png, info);
+    c.has_gamma = png_get_gAMA(png, info, &c.gamma) != 0;
+    int intent = 0;
+    c.has_srgb = png_get_sRGB(png, info, &intent) != 0;
+    png_textp text = nullptr;
+    const int n = png_get_text(png, info, &text, nullptr);
+    for (int i = 0; i < n; ++i) c.text[text[i].key] = text[i].text;
+    png_destroy_read_struct(&png, &info, nullptr);
+    std::fclose(f);
+    return c;
+}
+
+}  // namespace
+
+// #16: the irradiance EXR did not say E or E/pi, the order or the source; the DFG files did not
+// state their axes; the DFG PNG had no gAMA chunk (readers took its linear values as sRGB).
+TEST_CASE("rules: every file says what it holds", "[cli][rules]") {
+    const std::string dir = scratch("rules_self_describing");
+    REQUIRE(run_cli(kSample + " -o " + dir + "/irr.exr --preview " + dir + "/p.png --device cpu").exit_code == 0);
+    const auto irr = exr_strings(dir + "/irr.exr");
+    REQUIRE(irr.count("bakeQuantity"));
+    CHECK(irr.at("bakeQuantity").find("not divided by pi") != std::string::npos);
+    CHECK(irr.at("bakeMethod") == "SH of order 3, window none");
+    CHECK(irr.at("bakeSource") == kSample);
+    CHECK(irr.at("bakeLayout").find("cube as a vertical strip") == 0);
+    CHECK(irr.at("bakeGenerator").find("bake-irradiance 0.") == 0);
+    REQUIRE(run_cli(kSample + " -o " + dir + "/e.exr --irradiance exact --output-layout equirect --size 4 --order 5 --device cpu")
+                .exit_code == 0);
+    const auto exact = exr_strings(dir + "/e.exr");
+    CHECK(exact.at("bakeMethod").find("the exact convolution of the source") == 0);
+    CHECK(exact.at("bakeLayout").find("lat-long: row 0 = top") == 0);
+
+    REQUIRE(run_cli("--dfg " + dir + "/d.exr --dfg-size 8").exit_code == 0);
+    REQUIRE(run_cli("--dfg " + dir + "/d.png --dfg-size 8").exit_code == 0);
+    const auto dfg = exr_strings(dir + "/d.exr");
+    CHECK(dfg.at("bakeAxes").find("N.V = (column + 0.5) / width") != std::string::npos);
+    CHECK(dfg.at("bakeChannels").find("R = A, the scale of F0") == 0);
+    const PngChunks dfg_png = png_chunks(dir + "/d.png");
+    CHECK(dfg_png.has_gamma);
+    CHECK(dfg_png.gamma == Approx(1.0));
+    CHECK_FALSE(dfg_png.has_srgb);
+    CHECK(dfg_png.text.at("Description").find("perceptual roughness") != std::string::npos);
+    // The preview is display-referred sRGB and says so.
+    CHECK(png_chunks(dir + "/p.png").has_srgb);
 }

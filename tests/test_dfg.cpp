@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dfg.h"
-#include "png16.h"
+#include "dfg_files.h"
 #include "errors.h"
 #include "ggx.h"
 #include "image_io.h"

@@ -200,8 +200,8 @@ TEST_CASE("hostile: .hdr truncated at every header byte and across the pixel dat
         int w, h;
         const char* what;
     };
-    // 64x32 has run-length encoded scanlines; 4x2 (width < 8) is written flat.
-    for (const Src& src : {Src{64, 32, "rle"}, Src{4, 2, "flat"}}) {
+    // 64x32 has run-length encoded scanlines; 6x3 (width < 8) is written flat.
+    for (const Src& src : {Src{64, 32, "rle"}, Src{6, 3, "flat"}}) {
         const Image img = constant_image(src.w, src.h, 0.5f, 1.5f, 3.0f);
         const std::string full = s.dir + "/full_" + src.what + ".hdr";
         REQUIRE(stbi_write_hdr(full.c_str(), src.w, src.h, 3, img.rgb.data()));
@@ -378,12 +378,25 @@ TEST_CASE("hostile: aspect ratios and layouts that do not fit", "[hostile]") {
     // The envmap attribute says cube but the image is not N x 6N.
     write_exr(s.dir + "/cube_attr.exr", constant_image(8, 4, 1, 1, 1), EnvmapHint::Cube);
     check_refused(run_cli(s.dir + "/cube_attr.exr" + out), kExitInput, s.dir + "/cube_attr.exr: envmap attribute says cube", s.out);
-    // 1x1: 1 pixel fits no layout (2:1 needs 2x1). 2x1 is the smallest equirect and bakes.
+    // Issue 18 #10: 1x1 is too small for any layout, and the message does not suggest --layout
+    // (which cannot help); 2x1 and 4x2 are 2:1 but their irradiance would be off by 124% and 31%
+    // (order 3) even for a constant map: refused, saying so. 6x3 (7.7%) bakes with its warning.
     write_exr(s.dir + "/one.exr", constant_image(1, 1, 1, 1, 1), EnvmapHint::None);
-    check_refused(run_cli(s.dir + "/one.exr" + out), kExitInput, s.dir + "/one.exr: 1x1 fits no layout", s.out);
-    write_exr(s.dir + "/two.exr", constant_image(2, 1, 0.5f, 1, 2), EnvmapHint::None);
-    check_baked(run_cli(s.dir + "/two.exr -o " + s.out + "/two.json --device cpu"), 0, s.out, 1);
-    check_constant_sky(s.out + "/two.json", {0.5, 1.0, 2.0});
+    check_refused(run_cli(s.dir + "/one.exr" + out), kExitInput, s.dir + "/one.exr: 1x1 is too small for an environment map", s.out);
+    CHECK(run_cli(s.dir + "/one.exr" + out).err.find("--layout") == std::string::npos);
+    check_refused(run_cli(s.dir + "/one.exr" + out + " --layout equirect"), kExitInput, s.dir + "/one.exr: 1x1 texels are too few", s.out);
+    for (int w : {2, 4}) {
+        const std::string name = s.dir + "/w" + std::to_string(w) + ".exr";
+        write_exr(name, constant_image(w, w / 2, 0.5f, 1, 2), EnvmapHint::None);
+        check_refused(run_cli(name + out), kExitInput, name + ": " + std::to_string(w) + "x" + std::to_string(w / 2) +
+                                                           " texels are too few: even a constant map's order-3 irradiance is off by", s.out);
+    }
+    write_exr(s.dir + "/six.exr", constant_image(6, 3, 0.5f, 1, 2), EnvmapHint::None);
+    const CliResult six = run_cli(s.dir + "/six.exr -o " + s.out + "/six.json --device cpu --warn-error 0.05");
+    INFO(six.err);
+    CHECK(six.exit_code == 0);
+    CHECK(six.err.find("6x3 texels are too few: even a constant map's order-3 irradiance is off by 7.7%") != std::string::npos);
+    check_constant_sky(s.out + "/six.json", {0.5, 1.0, 2.0});
 }
 
 TEST_CASE("hostile: NaN / Inf and negative texels", "[hostile]") {
@@ -455,12 +468,14 @@ TEST_CASE("hostile: NaN / Inf and negative texels", "[hostile]") {
     CHECK(read_json(s.out + "/clamp.json").at("radiance") == read_json(s.out + "/ref.json").at("radiance"));
     CHECK(keep.at("radiance")[0][0].get<double>() < read_json(s.out + "/ref.json").at("radiance")[0][0].get<double>());
 
-    // The largest finite float everywhere: finite texels, so it bakes (the CPU sums in double).
+    // The largest finite float everywhere: finite texels, but L00 = FLT_MAX sqrt(4 pi) is beyond
+    // float, which every output is read as: refused (issue 18 #5: written as +Inf maps).
     const float big = std::numeric_limits<float>::max();
     write_exr(s.dir + "/flt_max.exr", constant_image(8, 4, big, big, big), EnvmapHint::None);
-    r = run_cli(s.dir + "/flt_max.exr -o " + s.out + "/max.json --device cpu");
-    REQUIRE(r.exit_code == 0);
-    check_constant_sky(s.out + "/max.json", {double(big), double(big), double(big)});
+    fs::remove_all(s.out);
+    fs::create_directories(s.out);
+    check_refused(run_cli(s.dir + "/flt_max.exr -o " + s.out + "/max.json --device cpu"), kExitInput,
+                  s.dir + "/flt_max.exr: texel values too large for float outputs", s.out);
 }
 
 TEST_CASE("hostile: valid but unusual EXRs bake: Y only / tiled / mip levels", "[hostile]") {

@@ -524,12 +524,12 @@ TEST_CASE("image_io: Y-only, RGBA, luminance/chroma, uint, partial RGB", "[image
         write_scanline_exr(dir + "/uint.exr", planes, dw, Imf::ZIP_COMPRESSION);
         CHECK(compare_rgb(load_image(dir + "/uint.exr").image, planes).exact);
     }
-    SECTION("only R and G: B reads as 0") {
+    SECTION("only R and G: an error naming the channels (issue 18 #9: B read as 0)") {
         std::vector<Plane> planes = rgb_planes(Imf::FLOAT, w, h, false, 6);
         planes.pop_back();
         write_scanline_exr(dir + "/rg.exr", planes, dw, Imf::ZIP_COMPRESSION);
-        planes.emplace_back("B", Imf::FLOAT, std::vector<float>(w * h, 0.0f));
-        CHECK(compare_rgb(load_image(dir + "/rg.exr").image, planes).exact);
+        const std::string msg = require_input_error(dir + "/rg.exr");
+        CHECK(contains(msg, "has only some of the R, G and B channels (channels: G, R)"));
     }
     SECTION("no colour channel at all is an error") {
         std::vector<Plane> planes;
@@ -562,7 +562,7 @@ TEST_CASE("image_io: data window off the origin, envmap attribute, multi-part", 
             CHECK(load_image(path).envmap == (e == Imf::ENVMAP_CUBE ? EnvmapHint::Cube : EnvmapHint::LatLong));
         }
     }
-    SECTION("multi-part: part 0 is read") {
+    SECTION("multi-part: part 0 is read, and a note says so (issue 18 #9: silently)") {
         const int w = 16, h = 8;
         const Imath::Box2i dw(Imath::V2i(0, 0), Imath::V2i(w - 1, h - 1));
         std::vector<Plane> p0 = rgb_planes(Imf::FLOAT, w, h, false, 13);
@@ -582,7 +582,12 @@ TEST_CASE("image_io: data window off the origin, envmap attribute, multi-part", 
             part1.setFrameBuffer(frame_buffer(p1, dw));
             part1.writePixels(h);
         }
-        CHECK(compare_rgb(load_image(dir + "/multi.exr").image, p0).exact);
+        const LoadedImage loaded = load_image(dir + "/multi.exr");
+        CHECK(compare_rgb(loaded.image, p0).exact);
+        REQUIRE(loaded.notes.size() == 1);
+        CHECK(loaded.notes[0] == "a multi-part EXR of 2 parts: part 0 ('first') is baked");
+        write_scanline_exr(dir + "/single.exr", p0, dw, Imf::ZIP_COMPRESSION);
+        CHECK(load_image(dir + "/single.exr").notes.empty());
     }
 }
 

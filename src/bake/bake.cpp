@@ -1,5 +1,9 @@
 #include "bake.h"
 
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
 #include "analysis_json.h"
 #include "compare_stage.h"
 #include "errors.h"
@@ -19,6 +23,32 @@ std::optional<CoefficientsDocument> read_golden(const BakeJob& job) {
     } catch (const InputError& e) {
         throw InputError(std::string(e.what()) + " (--golden)");
     }
+}
+
+// Issue 18 #5: finite texels near FLT_MAX gave coefficients of 1e39 and maps of +Inf, written as
+// if fine. Every output is read as float (EXR, shaders, engines): a value beyond float's range is
+// the input's problem (exit 3), found before anything is written.
+void check_float_range(const std::string& label, const BakeRecord& record, const Image* map,
+                       const SpecularBake* specular) {
+    constexpr double kMax = std::numeric_limits<float>::max();
+    auto refuse = [&](const std::string& what, double value) {
+        char v[32];
+        std::snprintf(v, sizeof v, "%.3g", value);
+        throw InputError(label + ": texel values too large for float outputs: " + what + " is " + v +
+                         " (float holds up to 3.4e38); scale the map down");
+    };
+    for (const ShCoefficients* c : {&record.radiance, &record.irradiance})
+        for (const Rgb& rgb : c->rgb)
+            for (double v : rgb)
+                if (!(std::fabs(v) <= kMax)) refuse(c == &record.radiance ? "a radiance coefficient" : "an irradiance coefficient", v);
+    if (map)
+        for (float v : map->rgb)
+            if (!std::isfinite(v)) refuse("an irradiance map texel", v);
+    if (specular)
+        for (const CubeMap& level : specular->chain)
+            for (const Image& face : level.faces)
+                for (float v : face.rgb)
+                    if (!std::isfinite(v)) refuse("a specular chain texel", v);
 }
 
 }  // namespace
@@ -119,6 +149,8 @@ void Bake::run(const BakeJob& job, const std::function<LoadedInput()>& get_loade
             for (const std::string& line : describe_specular_comparison(*specular)) log_.result(line);
         }
     }
+
+    check_float_range(job.label, record, map ? &*map : nullptr, specular ? &*specular : nullptr);
 
     // Outputs: all of the input's, or none.
     log_.stage("write");

@@ -36,6 +36,7 @@ struct BakeSettings {
     int preview_width = 512;
     double preview_exposure = 0;
     int threads = 0;
+    std::string generator = "bake-irradiance";  // the tool and its version, stated in the outputs
 };
 
 // One input and everything it produces (names expanded).

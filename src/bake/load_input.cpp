@@ -2,20 +2,72 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 
 #include "errors.h"
+#include "exact_irradiance.h"
+#include "sh_error.h"
 #include "stopwatch.h"
 #include "texel_policy.h"
 
 namespace bake {
 
+namespace {
+
+// Inputs this small or smaller are measured (a constant map's error is below 1.3e-4 beyond).
+constexpr std::size_t kMeasuredTexels = 128 * 64;
+// Past this, the bake means nothing: refused.
+constexpr double kSmallMapRefusal = 0.25;
+
+// The SH irradiance's largest relative error, at `order`, for a constant map of env's layout and
+// size (exactly pi everywhere): what the texels' sampling alone costs. 0.5 / height^2 or so for a
+// lat-long map (8x4: 3.7%, 64x32: 5e-4 at order 3); cubes are exact at order 3 by symmetry and err
+// at order 5 (6x2^2: 5%, 6x8^2: 9e-4).
+double constant_map_error(const Environment& env, int order) {
+    Environment constant;
+    constant.layout = env.layout;
+    if (env.is_cube()) {
+        constant.cube = CubeMap(env.cube.size);
+        for (Image& face : constant.cube.faces) std::fill(face.rgb.begin(), face.rgb.end(), 1.0f);
+    } else {
+        constant.equirect = Image(env.width(), env.height());
+        std::fill(constant.equirect.rgb.begin(), constant.equirect.rgb.end(), 1.0f);
+    }
+    const ShCoefficients e = irradiance_from_radiance(truncate_order(project_sh_cpu(constant, kProjectedOrder, 1).radiance, order));
+    constexpr double kPi = 3.14159265358979323846;
+    double worst = 0;
+    for (const Vec3& n : cube_map_directions(kShErrorGridSize)) worst = std::max(worst, std::fabs(eval_sh(e, n)[0] - kPi) / kPi);
+    return worst;
+}
+
+// Issue 18 #10: a 4x2 constant map gave irradiance 2.65 - 4.12 instead of pi, silently. The
+// texels' sampling alone costs the SH irradiance this much, whatever the map holds: a warning past
+// --warn-error (the SH error a user accepts; order 3 errs 3-16% on real maps), an error past 25%.
+void check_texel_count(const Environment& env, const std::string& label, int order, double warn_error,
+                       std::vector<std::string>& warnings) {
+    if (env.texel_count() > kMeasuredTexels) return;
+    const double error = constant_map_error(env, order);
+    if (error <= warn_error && error <= kSmallMapRefusal) return;
+    char what[256];
+    std::snprintf(what, sizeof what,
+                  "%dx%d texels%s are too few: even a constant map's order-%d irradiance is off by %.2g%% (64x32 "
+                  "lat-long or 6x8x8 cube texels keep it under 0.1%%)",
+                  env.is_cube() ? env.cube.size : env.width(), env.is_cube() ? env.cube.size : env.height(),
+                  env.is_cube() ? " a face" : "", order, 100 * error);
+    if (error > kSmallMapRefusal) throw InputError(label + ": " + what);
+    warnings.push_back("warning: " + label + ": " + what);
+}
+
+}  // namespace
+
 LoadedInput load_input(const BakeJob& job, const BakeSettings& settings, bool cells_on_gpu) {
     const Stopwatch watch;
+    LoadedInput l;
     LoadOptions lo = settings.load;
     lo.packed = true;  // RGBE / half texels stay packed: both paths read them so (1/3, 1/2 the memory)
+    lo.warnings = &l.warnings;
 
-    LoadedInput l;
     Environment& env = l.env;
     BakeRecord& record = l.record;
     const std::string& label = job.label;
@@ -31,6 +83,7 @@ LoadedInput load_input(const BakeJob& job, const BakeSettings& settings, bool ce
         env = load_environment(label, lo);
         record.inputs = {label};
     }
+    check_texel_count(env, label, settings.order, settings.warn_error, l.warnings);
     record.layout = env.layout;
     record.source_width = env.width();
     record.source_height = env.height();

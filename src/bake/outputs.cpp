@@ -18,8 +18,31 @@ std::string lower(std::string s) {
     return s;
 }
 
+// Issue 18 #16: the map did not say what it holds. Its header does now, as string attributes.
+ExrAttributes irradiance_map_attributes(const BakeProducts& p) {
+    const nlohmann::json convention = convention_json();
+    const BakeRecord& r = p.record;
+    std::string sources;
+    for (const std::string& f : r.inputs) sources += (sources.empty() ? "" : ", ") + f;
+    const std::string window = r.window.is_object() ? r.window.value("kind", "none") : "none";
+    const std::string method =
+        p.settings.exact_map ? "the exact convolution of the source (" + r.irradiance_map.value("cells", std::string()) + ")"
+                             : "SH of order " + std::to_string(r.irradiance.order) + ", window " + window;
+    return {
+        {"bakeQuantity", "irradiance E(n): the source convolved with the clamped cosine max(0, n.l), not divided by "
+                         "pi (a white Lambertian surface shows E/pi); radiance units times sr"},
+        {"bakeMethod", method},
+        {"bakeSource", sources},
+        {"bakeLayout", p.settings.map.equirect ? "lat-long: " + convention["equirect"].get<std::string>()
+                                               : "cube as a vertical strip, faces top to bottom: " +
+                                                     convention["cube_faces"].get<std::string>()},
+        {"bakeConvention", "docs/CONVENTION.md of bake-irradiance: " + convention["axes"].get<std::string>()},
+        {"bakeGenerator", p.settings.generator},
+    };
+}
+
 void write_irradiance_exr(const std::string& path, const BakeProducts& p) {
-    write_exr(path, *p.map, p.settings.map.equirect ? EnvmapHint::LatLong : EnvmapHint::Cube);
+    write_exr(path, *p.map, p.settings.map.equirect ? EnvmapHint::LatLong : EnvmapHint::Cube, irradiance_map_attributes(p));
 }
 
 void write_coefficients(const std::string& path, const BakeProducts& p) { write_coefficients_json(path, p.record); }

@@ -18,13 +18,13 @@
 #include "bake.h"
 #include "cli_report.h"
 #include "dfg.h"
+#include "dfg_files.h"
 #include "environment_loader.h"
 #include "errors.h"
 #include "image_io.h"
 #include "interrupts.h"
 #include "job_plan.h"
 #include "options.h"
-#include "png16.h"
 #include "progress.h"
 #include "stop_request.h"
 #include "stopwatch.h"
@@ -58,7 +58,7 @@ void write_dfg(const std::string& path, int size, int threads) {
     if (ends_with_ci(path, ".png"))
         write_dfg_png16(path, table);
     else
-        write_exr(path, table, EnvmapHint::None);
+        write_dfg_exr(path, table);
 }
 
 // What the first input will most likely need, guessed from its name before it decodes (.hdr:

@@ -79,7 +79,8 @@ invalid, 4 output could not be written, 5 GPU path demanded (--device gpu, --com
 unavailable or failed, 6 --compare difference beyond tolerance, 7 --golden difference beyond
 tolerance, 128+n stopped by signal n (130 SIGINT, 143 SIGTERM, 129 SIGHUP; no temporary left, a
 batch's report written). Batch: the code of the first input that failed.
-Conventions (SH basis, axes, layouts): docs/CONVENTION.md; also stated inside every JSON.)";
+Conventions (SH basis, axes, layouts): CONVENTION.md, installed in share/doc/bake-irradiance/ (docs/ of
+the source); also stated inside every JSON and in the header of every EXR.)";
 
 bool ends_with_ci(const std::string& s, const std::string& suffix) {
     if (s.size() < suffix.size()) return false;
@@ -464,6 +465,7 @@ BakeSettings bake_settings(const Options& o) {
     s.preview_width = o.preview_width;
     s.preview_exposure = o.preview_exposure;
     s.threads = o.threads;
+    s.generator = std::string(kTool) + " " + BAKE_VERSION;
     return s;
 }
 

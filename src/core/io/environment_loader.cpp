@@ -8,11 +8,17 @@ namespace {
 
 std::string dims(int w, int h) { return std::to_string(w) + "x" + std::to_string(h); }
 
+void pass_on_notes(const std::string& path, const LoadedImage& loaded, const LoadOptions& options) {
+    if (options.warnings)
+        for (const std::string& note : loaded.notes) options.warnings->push_back("warning: " + path + ": " + note);
+}
+
 }  // namespace
 
 Environment load_environment(const std::string& path, const LoadOptions& options) {
     LoadedImage loaded = options.packed ? load_image_packed(path, options.max_pixels)
                                         : load_image(path, options.max_pixels);
+    pass_on_notes(path, loaded, options);
     const int w = loaded.width(), h = loaded.height();
 
     std::optional<Layout> layout = options.layout;
@@ -24,6 +30,10 @@ Environment load_environment(const std::string& path, const LoadOptions& options
         layout = Layout::VStrip;
     }
     if (!layout) layout = detect_layout(w, h);
+    // --layout helps an image of some other aspect, never one too small to be an environment.
+    if (!layout && (w < 6 || h < 3))
+        throw InputError(path + ": " + dims(w, h) + " is too small for an environment map (a lat-long map needs at "
+                                                    "least 6x3 texels, 64x32 to keep the irradiance within 0.1%)");
     if (!layout)
         throw InputError(path + ": " + dims(w, h) +
                          " fits no layout (2:1 equirect, 4:3 or 3:4 cross, 6:1 or 1:6 strip); use --layout");
@@ -53,6 +63,7 @@ Environment load_environment_faces(const std::array<std::string, 6>& paths, cons
     for (int f = 0; f < 6; ++f) {
         const std::string& path = paths[static_cast<size_t>(f)];
         LoadedImage loaded = load_image(path, options.max_pixels);
+        pass_on_notes(path, loaded, options);
         const int w = loaded.image.width, h = loaded.image.height;
         if (w != h)
             throw InputError(path + ": face " + cube_face_name(f) + " is " + dims(w, h) + ", not square");

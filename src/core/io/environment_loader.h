@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "image_io.h"
 #include "layout.h"
@@ -15,6 +16,8 @@ struct LoadOptions {
     // Keep an equirect image's texels packed as the file encodes them (RGBE, half) where it can,
     // for the GPU path to upload as they are (Environment::packed). Cube layouts are expanded.
     bool packed = false;
+    // Where the readers' notes go as warning lines ("warning: <file>: <note>"), if anywhere.
+    std::vector<std::string>* warnings = nullptr;
 };
 
 // Loads one image holding a whole environment (equirect, cross or strip).

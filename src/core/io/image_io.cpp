@@ -31,6 +31,7 @@
 #include <OpenEXR/ImfStandardAttributes.h>
 #include <OpenEXR/ImfStdIO.h>
 #include <OpenEXR/ImfThreading.h>
+#include <OpenEXR/ImfStringAttribute.h>
 #include <OpenEXR/ImfVersion.h>
 
 #include "atomic_file.h"
@@ -374,13 +375,14 @@ LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels, PackedIm
             input_error(path, "not an OpenEXR file (bad magic number)");
     }
 
-    const Imf::Header first_header = read_exr_header(path);
+    int version = 0;
+    const Imf::Header first_header = read_exr_header(path, &version);
     const Imath::Box2i dw = first_header.dataWindow();
     const long long width = static_cast<long long>(dw.max.x) - dw.min.x + 1;
     const long long height = static_cast<long long>(dw.max.y) - dw.min.y + 1;
     check_size(path, width, height, max_pixels);
 
-    // Multi-part: part 0; tiled: level 0.
+    // Multi-part: part 0, said in a note; tiled: level 0.
     Imf::InputFile file(path.c_str(), exr_line_buffer_threads(first_header));
     const Imf::Header& header = file.header();
     if (header.dataWindow() != dw) input_error(path, "inconsistent header");
@@ -392,8 +394,20 @@ LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels, PackedIm
     const bool has_r = channels.findChannel("R"), has_g = channels.findChannel("G"),
                has_b = channels.findChannel("B"), has_y = channels.findChannel("Y");
     const bool has_chroma = channels.findChannel("RY") || channels.findChannel("BY");
+    auto channel_names = [&] {
+        std::string names;
+        for (auto it = channels.begin(); it != channels.end(); ++it) names += std::string(names.empty() ? "" : ", ") + it.name();
+        return names.empty() ? std::string("none") : names;
+    };
+    // Some of R, G, B but not all (issue 18 #9: read as blue = 0): not an RGB environment.
+    if ((has_r || has_g || has_b) && !(has_r && has_g && has_b))
+        input_error(path, "has only some of the R, G and B channels (channels: " + channel_names() +
+                              "); an environment needs all three, or Y");
 
     LoadedImage out;
+    if (const int parts = Imf::isMultiPart(version) ? Imf::MultiPartInputFile(path.c_str(), 1).parts() : 1; parts > 1)
+        out.notes.push_back("a multi-part EXR of " + std::to_string(parts) + " parts: part 0" +
+                            (header.hasName() ? " ('" + header.name() + "')" : std::string()) + " is baked");
     if (Imf::hasEnvmap(header)) {
         const Imf::Envmap e = Imf::envmap(header);
         out.envmap = e == Imf::ENVMAP_LATLONG ? EnvmapHint::LatLong
@@ -417,7 +431,6 @@ LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels, PackedIm
 
     if (has_r || has_g || has_b) {
         // Read straight into the interleaved buffer; OpenEXR converts half/uint to float.
-        // A missing one of R/G/B reads as 0.
         file.setFrameBuffer(interleaved_rgb(Imf::FLOAT, reinterpret_cast<char*>(base), sizeof(float), dw));
         file.readPixels(dw.min.y, dw.max.y);
     } else if (has_y && has_chroma) {
@@ -440,10 +453,7 @@ LoadedImage load_exr(const std::string& path, std::uint64_t max_pixels, PackedIm
         for (std::size_t i = 0, n = out.image.pixel_count(); i < n; ++i)
             base[3 * i + 1] = base[3 * i + 2] = base[3 * i];
     } else {
-        std::string names;
-        for (auto it = channels.begin(); it != channels.end(); ++it)
-            names += std::string(names.empty() ? "" : ", ") + it.name();
-        input_error(path, "no R, G, B or Y channel (channels: " + (names.empty() ? "none" : names) + ")");
+        input_error(path, "no R, G, B or Y channel (channels: " + channel_names() + ")");
     }
     return out;
 }
@@ -547,7 +557,7 @@ std::optional<std::pair<int, int>> read_image_size(const std::string& path) {
     }
 }
 
-void write_exr(const std::string& path, const Image& image, EnvmapHint hint) {
+void write_exr(const std::string& path, const Image& image, EnvmapHint hint, const ExrAttributes& attributes) {
     if (image.width <= 0 || image.height <= 0 || image.rgb.size() != image.pixel_count() * 3)
         throw OutputError(path + ": invalid image (" + std::to_string(image.width) + "x" +
                           std::to_string(image.height) + " with " + std::to_string(image.rgb.size()) +
@@ -563,6 +573,7 @@ void write_exr(const std::string& path, const Image& image, EnvmapHint hint) {
             header.channels().insert("B", Imf::Channel(Imf::FLOAT));
             if (hint == EnvmapHint::LatLong) Imf::addEnvmap(header, Imf::ENVMAP_LATLONG);
             if (hint == EnvmapHint::Cube) Imf::addEnvmap(header, Imf::ENVMAP_CUBE);
+            for (const auto& [name, value] : attributes) header.insert(name, Imf::StringAttribute(value));
 
             // We own the stream: OutputFile's destructor writes the offset table and swallows any
             // error doing so, so a full disk would otherwise go unnoticed. The stream's state tells.

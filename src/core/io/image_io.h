@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 #include <utility>
 
 #include "image.h"
@@ -17,6 +18,7 @@ struct LoadedImage {
     Image image;         // RGB float, unless packed holds the texels
     PackedImage packed;  // load_image_packed: the texels as the file encodes them (then image is empty)
     EnvmapHint envmap = EnvmapHint::None;
+    std::vector<std::string> notes;  // what the reader chose that the user should know (warnings)
     bool is_packed() const { return !packed.bytes.empty(); }
     int width() const { return is_packed() ? packed.width : image.width; }
     int height() const { return is_packed() ? packed.height : image.height; }
@@ -48,6 +50,8 @@ void init_openexr_threads();
 // Writes an RGB float EXR (ZIP compression) atomically: a temporary file in the same folder,
 // renamed over `path` only once complete. Sets the `envmap` attribute when hint != None.
 // Throws OutputError("<path>: <problem>").
-void write_exr(const std::string& path, const Image& image, EnvmapHint hint);
+// `attributes`: string attributes of the header (name, value), saying what the file holds.
+using ExrAttributes = std::vector<std::pair<std::string, std::string>>;
+void write_exr(const std::string& path, const Image& image, EnvmapHint hint, const ExrAttributes& attributes = {});
 
 }  // namespace bake

@@ -44,7 +44,7 @@ std::uint16_t to_unorm16(float v) {
 
 }  // namespace
 
-void write_png16(const std::string& path, const Image& image) {
+void write_png16(const std::string& path, const Image& image, const PngText& text) {
     if (image.width <= 0 || image.height <= 0 || image.rgb.size() != image.pixel_count() * 3)
         throw OutputError(path + ": invalid image (" + std::to_string(image.width) + "x" +
                           std::to_string(image.height) + ")");
@@ -62,6 +62,14 @@ void write_png16(const std::string& path, const Image& image) {
         png_init_io(s.png, file.get());
         png_set_IHDR(s.png, s.info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height), 16,
                      PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+        png_set_gAMA(s.png, s.info, 1.0);  // linear values
+        std::vector<png_text> chunks(text.size());
+        for (std::size_t i = 0; i < text.size(); ++i) {
+            chunks[i].compression = PNG_TEXT_COMPRESSION_NONE;
+            chunks[i].key = const_cast<char*>(text[i].first.c_str());
+            chunks[i].text = const_cast<char*>(text[i].second.c_str());
+        }
+        if (!chunks.empty()) png_set_text(s.png, s.info, chunks.data(), static_cast<int>(chunks.size()));
         png_write_info(s.png, s.info);
 
         // PNG stores 16-bit samples big-endian.
@@ -81,7 +89,5 @@ void write_png16(const std::string& path, const Image& image) {
         if (std::ferror(f) != 0 || std::fclose(f) != 0) throw OutputError(path + ": cannot write");
     });
 }
-
-void write_dfg_png16(const std::string& path, const Image& table) { write_png16(path, table); }
 
 }  // namespace bake

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <fstream>
 
+#include <zlib.h>
+
 #include "atomic_file.h"
 #include "cube_map.h"
 #include "dfg.h"
@@ -205,6 +207,22 @@ PreviewImage make_preview(const Environment& env, const ShCoefficients& irradian
     return p;
 }
 
+namespace {
+
+// An sRGB chunk (rendering intent 0, perceptual) after the IHDR chunk, which stb_image_write
+// does not write: the preview is display-referred sRGB, and says so (issue 18 #16).
+void insert_srgb_chunk(std::vector<unsigned char>& png) {
+    constexpr std::size_t kAfterIhdr = 8 + 4 + 4 + 13 + 4;  // signature, then IHDR: length, type, data, CRC
+    const unsigned char type_and_data[5] = {'s', 'R', 'G', 'B', 0};
+    const uLong crc = crc32(crc32(0L, Z_NULL, 0), type_and_data, sizeof type_and_data);
+    const unsigned char chunk[13] = {0, 0, 0, 1, 's', 'R', 'G', 'B', 0,
+                                     static_cast<unsigned char>(crc >> 24), static_cast<unsigned char>(crc >> 16),
+                                     static_cast<unsigned char>(crc >> 8), static_cast<unsigned char>(crc)};
+    png.insert(png.begin() + static_cast<std::ptrdiff_t>(kAfterIhdr), chunk, chunk + sizeof chunk);
+}
+
+}  // namespace
+
 void write_preview_png(const std::string& path, const PreviewImage& preview) {
     std::vector<unsigned char> png;
     auto sink = [](void* context, void* data, int size) {
@@ -213,6 +231,7 @@ void write_preview_png(const std::string& path, const PreviewImage& preview) {
     };
     if (!stbi_write_png_to_func(sink, &png, preview.width, preview.height, 3, preview.rgb.data(), preview.width * 3))
         throw OutputError(path + ": PNG encoding failed");
+    insert_srgb_chunk(png);
     write_atomically(path, [&](const std::string& tmp) {
         std::ofstream out(tmp, std::ios::binary);
         out.write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
