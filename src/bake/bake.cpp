@@ -57,122 +57,143 @@ bool Bake::cells_on_gpu(bool gpu_there) const {
     return gpu_there && devices_.mode() != DeviceMode::Cpu && !s_.exact_map;
 }
 
+// What the stages of one input make, in order.
+struct Bake::State {
+    const BakeJob& job;
+    FileReport& rep;
+    LoadedInput loaded;
+    Projection projected;              // at kProjectedOrder
+    ShCoefficients irradiance5;        // of `projected`, unwindowed
+    AnalysisCells cells;
+    std::optional<Image> map;          // the irradiance map, when an output needs one
+    double map_ms = 0;
+    std::optional<SpecularBake> specular;
+    std::optional<CheckFailed> failed_compare, failed_golden;
+};
+
 void Bake::run(const BakeJob& job, const std::function<LoadedInput()>& get_loaded, FileReport& rep) {
     const std::optional<CoefficientsDocument> golden = read_golden(job);
-
     log_.stage("load");
-    LoadedInput loaded = get_loaded();
-    rep.timings.load = loaded.load_ms;
-    rep.files = loaded.record.inputs;
-    rep.layout = layout_name(loaded.env.layout);
-    rep.width = loaded.env.width();
-    rep.height = loaded.env.height();
-    for (const std::string& w : loaded.warnings) {
+    State st{job, rep, get_loaded(), {}, {}, {}, {}, 0, {}, {}, {}};
+    rep.timings.load = st.loaded.load_ms;
+    rep.files = st.loaded.record.inputs;
+    rep.layout = layout_name(st.loaded.env.layout);
+    rep.width = st.loaded.env.width();
+    rep.height = st.loaded.env.height();
+    for (const std::string& w : st.loaded.warnings) {
         rep.warnings.push_back(w);
         log_.warning(w);
     }
-    const Environment& env = loaded.env;
-    BakeRecord& record = loaded.record;
+    project(st);
+    analyse(st);
+    if (s_.compare) compare(st);
+    if (outputs_need_map(job) && !st.map) irradiance_map(st);
+    if (st.map) rep.timings.irradiance = st.map_ms;
+    if (!job.specular.empty()) specular(st);
+    const BakeRecord& record = st.loaded.record;
+    const Image* map = st.map ? &*st.map : nullptr;
+    const SpecularBake* chain = st.specular ? &*st.specular : nullptr;
+    check_float_range(job.label, record, map, chain);
 
-    // Project.
+    // Outputs: all of the input's, or none.
+    log_.stage("write");
+    const Stopwatch write_watch;
+    write_outputs(BakeProducts{job, s_, st.loaded.env, record, map, chain}, rep);
+    rep.timings.write = write_watch.ms();
+
+    if (golden) check(st, *golden);  // after the outputs: a changed result can be inspected
+    // Both checks ran and every output is written; the first failure is the input's.
+    if (st.failed_compare) throw *st.failed_compare;
+    if (st.failed_golden) throw *st.failed_golden;
+}
+
+// Radiance SH at kProjectedOrder (lower orders are its prefix), and the record's coefficients.
+void Bake::project(State& st) {
+    BakeRecord& record = st.loaded.record;
     log_.stage(devices_.on_gpu(Operation::ProjectSh) ? "upload + project (gpu)" : "project (cpu)");
-    const Projection projected = devices_.run(
-        Operation::ProjectSh, job.label, [&](Backend& b) { return b.project_sh(env, kProjectedOrder, rep.timings); },
-        &record.computed_by);
-    rep.path = record.computed_by;
+    st.projected = devices_.run(
+        Operation::ProjectSh, st.job.label,
+        [&](Backend& b) { return b.project_sh(st.loaded.env, kProjectedOrder, st.rep.timings); }, &record.computed_by);
+    st.rep.path = record.computed_by;
     if (record.computed_by == "gpu") {
         record.renderer = devices_.gpu()->info().renderer;
         record.gl_version = devices_.gpu()->info().version;
-        rep.renderer = record.renderer;
+        st.rep.renderer = record.renderer;
     }
-    const ShCoefficients irradiance5 = irradiance_from_radiance(projected.radiance);
-    record.radiance = truncate_order(projected.radiance, s_.order);
+    st.irradiance5 = irradiance_from_radiance(st.projected.radiance);
+    record.radiance = truncate_order(st.projected.radiance, s_.order);
     record.irradiance = irradiance_from_radiance(record.radiance);
-    record.solid_angle_sum = projected.solid_angle_sum;
+    record.solid_angle_sum = st.projected.solid_angle_sum;
+}
 
-    // Analyse: the SH error report, the window, the exact map's cells.
+// The SH error report, the window (applied to the record's coefficients), the exact map's cells.
+void Bake::analyse(State& st) {
+    BakeRecord& record = st.loaded.record;
     log_.stage("sh error");
-    const AnalysisCells cells = loaded.cells ? std::move(*loaded.cells) : analysis_cells(env, job.label);
-    const IrradianceAnalysis analysis = analyse_irradiance(cells, irradiance5, s_.order, s_.window, s_.window_cutoff);
-    rep.timings.sh_error = cells.ms;
+    st.cells = st.loaded.cells ? std::move(*st.loaded.cells) : analysis_cells(st.loaded.env, st.job.label);
+    const IrradianceAnalysis analysis = analyse_irradiance(st.cells, st.irradiance5, s_.order, s_.window, s_.window_cutoff);
+    st.rep.timings.sh_error = st.cells.ms;
     record.radiance = apply_sh_window(record.radiance, analysis.window.band_factors);
     record.irradiance = apply_sh_window(record.irradiance, analysis.window.band_factors);
     record.window = window_json(analysis.window);
     record.sh_error = to_json(analysis.sh_error);
     record.irradiance_map = s_.exact_map ? nlohmann::json{{"method", "exact"},
-                                                          {"cells", cells.exact->describe()},
-                                                          {"cell_diameter", cells.exact->max_diameter}}
+                                                          {"cells", st.cells.exact->describe()},
+                                                          {"cell_diameter", st.cells.exact->max_diameter}}
                                          : nlohmann::json{{"method", "sh"}};
-    rep.window = record.window;
-    rep.sh_error = record.sh_error;
+    st.rep.window = record.window;
+    st.rep.sh_error = record.sh_error;
     for (const std::string& w : analysis_warnings(analysis, record.irradiance, s_.window, s_.order, s_.warn_error)) {
-        rep.warnings.push_back("warning: " + job.label + ": " + w);
-        log_.warning(rep.warnings.back());
+        st.rep.warnings.push_back("warning: " + st.job.label + ": " + w);
+        log_.warning(st.rep.warnings.back());
     }
+}
 
-    // Compare (--compare): its exact map is the output's.
-    std::optional<CheckFailed> failed_compare;
-    std::optional<Image> map;
-    double map_ms = 0;
-    if (s_.compare) {
-        log_.stage("compare");
-        CompareOutcome c = compare_paths(env, projected, record.computed_by, cells, s_, devices_, log_);
-        rep.compare = c.report;
-        if (c.failure) failed_compare = CheckFailed{kExitCompareMismatch, job.label + ": " + *c.failure};
-        if (c.exact_map && outputs_need_map(job)) {
-            map = std::move(c.exact_map);
-            map_ms = c.exact_map_ms;
-        }
+// --compare: the GPU against the CPU; its exact map is the output's.
+void Bake::compare(State& st) {
+    log_.stage("compare");
+    CompareOutcome c = compare_paths(st.loaded.env, st.projected, st.loaded.record.computed_by, st.cells, s_, devices_, log_);
+    st.rep.compare = c.report;
+    if (c.failure) st.failed_compare = CheckFailed{kExitCompareMismatch, st.job.label + ": " + *c.failure};
+    if (c.exact_map && outputs_need_map(st.job)) {
+        st.map = std::move(c.exact_map);
+        st.map_ms = c.exact_map_ms;
     }
+}
 
-    // The irradiance map, once, when an output needs it.
-    if (outputs_need_map(job) && !map) {
-        log_.stage("irradiance");
-        map = devices_.run(s_.exact_map ? Operation::ExactIrradiance : Operation::ShIrradianceMap, job.label,
-                           [&](Backend& b) {
-                               map_ms = 0;
-                               return s_.exact_map ? render_exact_map(*cells.exact, s_.map, b, map_ms)
-                                                   : b.sh_irradiance_map(record.irradiance, s_.map, map_ms);
-                           });
+// The irradiance map, once, for every output that needs it: from the SH, or exact.
+void Bake::irradiance_map(State& st) {
+    log_.stage("irradiance");
+    st.map = devices_.run(s_.exact_map ? Operation::ExactIrradiance : Operation::ShIrradianceMap, st.job.label,
+                          [&](Backend& b) {
+                              st.map_ms = 0;
+                              return s_.exact_map ? render_exact_map(*st.cells.exact, s_.map, b, st.map_ms)
+                                                  : b.sh_irradiance_map(st.loaded.record.irradiance, s_.map, st.map_ms);
+                          });
+}
+
+// The GGX chain (--specular), and with --compare its comparisons.
+void Bake::specular(State& st) {
+    log_.stage("specular");
+    st.specular = devices_.run(Operation::Specular, st.job.label,
+                               [&](Backend& b) { return bake_specular(st.loaded.env, s_.specular, b, s_.threads); });
+    st.rep.timings.specular = st.specular->source_ms + st.specular->prefilter_ms;
+    if (!s_.compare) return;
+    compare_specular(*st.specular, kSpecularCompareTexels, s_.threads);
+    for (const std::string& line : describe_specular_comparison(*st.specular)) log_.result(line);
+}
+
+// --golden: the check and its lines (stdout: a failure always, a pass unless --quiet).
+void Bake::check(State& st, const CoefficientsDocument& golden) {
+    const GoldenCheck outcome = check_golden(st.job.golden, golden, st.loaded.record, s_.golden);
+    st.rep.golden = golden_to_json(outcome, s_.golden);
+    for (const std::string& line : describe_golden(outcome, s_.golden)) {
+        if (outcome.passed()) log_.detail("golden: " + line);
+        else log_.result("golden: " + line);
     }
-    if (map) rep.timings.irradiance = map_ms;
-
-    // The specular chain (--specular).
-    std::optional<SpecularBake> specular;
-    if (!job.specular.empty()) {
-        log_.stage("specular");
-        specular = devices_.run(Operation::Specular, job.label,
-                                [&](Backend& b) { return bake_specular(env, s_.specular, b, s_.threads); });
-        rep.timings.specular = specular->source_ms + specular->prefilter_ms;
-        if (s_.compare) {
-            compare_specular(*specular, kSpecularCompareTexels, s_.threads);
-            for (const std::string& line : describe_specular_comparison(*specular)) log_.result(line);
-        }
-    }
-
-    check_float_range(job.label, record, map ? &*map : nullptr, specular ? &*specular : nullptr);
-
-    // Outputs: all of the input's, or none.
-    log_.stage("write");
-    const Stopwatch write_watch;
-    write_outputs(BakeProducts{job, s_, env, record, map ? &*map : nullptr, specular ? &*specular : nullptr}, rep);
-    rep.timings.write = write_watch.ms();
-
-    // The golden check (--golden), after the outputs: a changed result can be inspected.
-    std::optional<CheckFailed> failed_golden;
-    if (golden) {
-        const GoldenCheck check = check_golden(job.golden, *golden, record, s_.golden);
-        rep.golden = golden_to_json(check, s_.golden);
-        for (const std::string& line : describe_golden(check, s_.golden)) {
-            if (check.passed()) log_.detail("golden: " + line);
-            else log_.result("golden: " + line);
-        }
-        if (!check.passed())
-            failed_golden = CheckFailed{kExitGoldenMismatch, job.golden + ": " + job.label + " fails: " + check.failure_reason()};
-    }
-    // Both checks ran and every output is written; the first failure is the input's.
-    if (failed_compare) throw *failed_compare;
-    if (failed_golden) throw *failed_golden;
+    if (!outcome.passed())
+        st.failed_golden =
+            CheckFailed{kExitGoldenMismatch, st.job.golden + ": " + st.job.label + " fails: " + outcome.failure_reason()};
 }
 
 // The analysis cells of an input whose decode left them to the GPU: summed on the GPU from the

@@ -44,6 +44,13 @@ public:
     void run(const BakeJob& job, const std::function<LoadedInput()>& get_loaded, FileReport& rep);
 
 private:
+    struct State;  // what the stages of one input make (bake.cpp)
+    void project(State& st);
+    void analyse(State& st);
+    void compare(State& st);
+    void irradiance_map(State& st);
+    void specular(State& st);
+    void check(State& st, const CoefficientsDocument& golden);
     AnalysisCells analysis_cells(const Environment& env, const std::string& label);
 
     const BakeSettings& s_;

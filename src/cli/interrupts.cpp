@@ -10,7 +10,7 @@ namespace bake {
 
 namespace {
 
-constexpr unsigned kGraceSeconds = 3;
+constexpr unsigned kGraceSeconds = 10;  // long enough to finish writing a large file on a loaded machine
 
 // Ends the process now by `sig`, as if unhandled: the parent sees the signal.
 void die_by(int sig) {
