@@ -148,3 +148,19 @@ TEST_CASE("signals: an interrupted batch prints its total, writes its report and
     for (const char* name : {"a", "b", "c", "d"})
         CHECK(fs::exists(dir + "/out/" + name + ".json") == fs::exists(dir + "/out/" + name + ".exr"));
 }
+
+TEST_CASE("signals: a SIGHUP ignored when the tool starts (nohup) stays ignored", "[cli][signals]") {
+    const std::string dir = scratch("signals_nohup");
+    fs::create_directories(dir + "/t");
+    const std::string cmd = std::string("trap '' HUP; exec ") + BAKE_CLI_PATH + " " + kSample + " -o " + dir +
+                            "/t/big.exr --size 1024 --device cpu --warn-error 1e300";
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    REQUIRE(wait_for_temporary(dir + "/t"));
+    ::kill(child, SIGHUP);
+    CHECK(exit_status(child) == 0);
+    CHECK(names_in(dir + "/t") == std::vector<std::string>{"big.exr"});
+}

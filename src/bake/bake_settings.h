@@ -37,6 +37,9 @@ struct BakeSettings {
     double preview_exposure = 0;
     int threads = 0;
     std::string generator = "bake-irradiance";  // the tool and its version, stated in the outputs
+    // --skip-unchanged: the options that shape the outputs, as canonical text; a manifest of each
+    // input's bake (bake_manifest.h) is written with its outputs. Empty: none.
+    std::string fingerprint;
 };
 
 // One input and everything it produces (names expanded).

@@ -4,6 +4,10 @@
 #include <cctype>
 
 #include "atomic_file.h"
+#include "bake_manifest.h"
+#include "environment_loader.h"
+#include "ggx.h"
+#include "specular_io.h"
 #include "image_io.h"
 #include "preview_image.h"
 #include "shader_snippet.h"
@@ -66,6 +70,29 @@ const OutputFormat* output_format_for(const std::string& path) {
     return nullptr;
 }
 
+std::vector<std::string> planned_outputs(const BakeJob& job, const BakeSettings& settings) {
+    std::vector<std::string> out;
+    if (!job.specular.empty()) {
+        const int levels = has_level_placeholder(job.specular) ? specular_level_count(settings.specular.base_size) : 1;
+        for (int level = 0; level < levels; ++level)
+            out.push_back(levels > 1 ? expand_level_placeholder(job.specular, level) : job.specular);
+    }
+    out.insert(out.end(), job.outputs.begin(), job.outputs.end());
+    if (!job.preview.empty()) out.push_back(job.preview);
+    for (const auto& e : job.emits) out.push_back(e.second);
+    return out;
+}
+
+std::vector<std::string> input_files(const BakeJob& job) {
+    std::vector<std::string> files = job.faces;
+    if (files.empty()) {
+        if (const auto faces = expand_face_pattern(job.label)) files.assign(faces->begin(), faces->end());
+        else files.push_back(job.label);
+    }
+    if (!job.golden.empty()) files.push_back(job.golden);
+    return files;
+}
+
 bool outputs_need_map(const BakeJob& job) {
     return std::any_of(job.outputs.begin(), job.outputs.end(), [](const std::string& out) {
         const OutputFormat* f = output_format_for(out);
@@ -103,6 +130,18 @@ void write_outputs(const BakeProducts& p, FileReport& rep) {
             written.outputs.push_back(file);
             written.emitted.push_back({{"language", language == ShaderLanguage::Glsl ? "glsl" : "hlsl"}, {"file", file}});
         }
+    }
+    // --skip-unchanged: the manifest of this bake, in the same set (bake_manifest.h).
+    if (!p.settings.fingerprint.empty() && !written.outputs.empty()) {
+        std::vector<FileDigest> inputs, outputs;
+        for (const std::string& f : input_files(job)) inputs.push_back(digest_file(f));
+        for (const auto& [target, tmp] : set.staged()) {
+            FileDigest d = digest_file(tmp);
+            d.file = target;
+            outputs.push_back(d);
+        }
+        const OutputSet::Scope joins(set);
+        write_text_atomically(manifest_path(written.outputs.front()), manifest_text(p.settings.generator, p.settings.fingerprint, inputs, outputs));
     }
     // A stop asked for while writing: the set is dropped (a temporary the signal's cleanup removed
     // may have been made again by its writer), never committed.

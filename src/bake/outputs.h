@@ -34,6 +34,13 @@ struct OutputFormat {
 const std::vector<OutputFormat>& output_formats();
 const OutputFormat* output_format_for(const std::string& path);
 
+// Every file write_outputs writes for the job, in its order (--specular's levels, -o / --name
+// files, --preview, --emit; not the manifest).
+std::vector<std::string> planned_outputs(const BakeJob& job, const BakeSettings& settings);
+
+// The files a job reads: the input (or its six faces) and the golden.
+std::vector<std::string> input_files(const BakeJob& job);
+
 // Whether any of the job's -o / --name files needs the irradiance map.
 bool outputs_need_map(const BakeJob& job);
 

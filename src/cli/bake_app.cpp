@@ -15,8 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "atomic_file.h"
 #include "bake.h"
+#include "bake_manifest.h"
+#include "outputs.h"
 #include "cli_report.h"
+#include "depfile.h"
 #include "dfg.h"
 #include "dfg_files.h"
 #include "environment_loader.h"
@@ -26,6 +30,8 @@
 #include "job_plan.h"
 #include "options.h"
 #include "progress.h"
+#include "report_merge.h"
+#include "shard.h"
 #include "stop_request.h"
 #include "stopwatch.h"
 
@@ -116,6 +122,9 @@ private:
     bool context_wanted() const { return o_.compare || o_.device == "gpu" || (o_.device == "auto" && gpu_work()); }
     void open_devices();
     std::string bake_inputs(const std::vector<BakeJob>& jobs, class DecodeAhead& decode, RunReport& report);
+    std::vector<BakeJob> select_shard(std::vector<BakeJob> jobs, RunReport& report) const;
+    bool unchanged(const BakeJob& job, FileReport& rep) const;
+    void write_depfile(const RunReport& report) const;
     void run_job(Bake& bake, const BakeJob& job, const std::function<LoadedInput()>& get_loaded, FileReport& rep);
     int finish(RunReport& report, const std::string& first_failure);
 
@@ -218,6 +227,7 @@ int App::run() {
     // the names, output folders, the DFG table, the GPU when demanded. The report says why.
     try {
         jobs = plan_jobs(o_);
+        if (!o_.shard.empty()) jobs = select_shard(std::move(jobs), report);
         job_count_ = static_cast<int>(jobs.size());
         prepare_output_folders(o_, jobs);
         if (!o_.dfg.empty()) {
@@ -282,6 +292,11 @@ std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& deco
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         FileReport& rep = report.files[i];
         if (!first_failure.empty() && o_.fail_fast) {
+            rep.skip_reason = "--fail-fast";
+            if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
+            continue;
+        }
+        if (o_.skip_unchanged && unchanged(jobs[i], rep)) {
             if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
             continue;
         }
@@ -296,6 +311,64 @@ std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& deco
     return first_failure;
 }
 
+// --shard K/N: the jobs of this task's shard, by a stable hash of each input's path relative to
+// the batch's root (shard.h says why); the report states the shard and the command's input count.
+std::vector<BakeJob> App::select_shard(std::vector<BakeJob> jobs, RunReport& report) const {
+    Shard shard;
+    try {
+        shard = parse_shard(o_.shard, [](const char* name) -> std::optional<std::string> {
+            const char* v = std::getenv(name);
+            return v ? std::optional<std::string>(v) : std::nullopt;
+        });
+    } catch (const std::invalid_argument& e) {
+        throw CLI::ValidationError("--shard", e.what());
+    }
+    std::vector<std::string> labels;
+    for (const BakeJob& j : jobs) labels.push_back(j.label);
+    const std::string root = common_root(labels);
+    report.shard = {{"index", shard.index}, {"count", shard.count}, {"inputs", static_cast<int>(jobs.size())}};
+    std::vector<BakeJob> mine;
+    for (BakeJob& j : jobs)
+        if (shard_of(j.label, root, shard.count) == shard.index) mine.push_back(std::move(j));
+    return mine;
+}
+
+// --skip-unchanged: whether the job's outputs were baked from the same inputs, options and
+// version (its manifest says, bake_manifest.h); then `rep` says skipped, and why. The check reads
+// and hashes the inputs and outputs, and decodes nothing.
+bool App::unchanged(const BakeJob& job, FileReport& rep) const {
+    const std::vector<std::string> outputs = planned_outputs(job, settings_);
+    if (outputs.empty()) return false;
+    std::string reason;
+    const bool same = outputs_unchanged(manifest_path(outputs.front()), settings_.generator, settings_.fingerprint,
+                                        input_files(job), outputs, &reason);
+    if (!same) return false;
+    rep.status = "skipped";
+    rep.skip_reason = "--skip-unchanged: outputs baked from the same input bytes, options and version";
+    rep.files = input_files(job);
+    rep.outputs = outputs;
+    return true;
+}
+
+// --depfile: one rule an input that has its outputs (baked now, or unchanged): they depend on
+// every file read for it.
+void App::write_depfile(const RunReport& report) const {
+    std::vector<DepfileRule> rules;
+    for (const FileReport& f : report.files) {
+        if (f.outputs.empty()) continue;
+        DepfileRule rule{f.outputs, f.files};
+        if (!f.golden.is_null()) rule.prerequisites.push_back(f.golden.value("file", std::string()));
+        rules.push_back(std::move(rule));
+    }
+    std::string text;
+    try {
+        text = depfile_text(rules);
+    } catch (const std::invalid_argument& e) {
+        throw OutputError(o_.depfile + ": " + e.what());
+    }
+    write_text_atomically(o_.depfile, text);
+}
+
 // The exit code (the first failed input's), the report, and a batch's total line.
 int App::finish(RunReport& report, const std::string& first_failure) {
     int exit_code = kExitOk;
@@ -304,6 +377,15 @@ int App::finish(RunReport& report, const std::string& first_failure) {
             exit_code = *r.exit_code;
             break;
         }
+    if (!o_.depfile.empty()) {
+        try {
+            write_depfile(report);
+            report.outputs.push_back(o_.depfile);
+        } catch (const OutputError& e) {
+            print_line(e.what());
+            if (exit_code == kExitOk) exit_code = kExitOutput;
+        }
+    }
     report.exit_code = exit_code;
     if (!o_.report.empty()) {
         try {
@@ -329,6 +411,28 @@ int App::finish(RunReport& report, const std::string& first_failure) {
     return exit_code;
 }
 
+// --merge-reports OUT.json REPORT...: the shards' reports as one (report_merge.h). Exit: the merged
+// run's (the first failed input's), 3 when the reports do not make one batch, 4 when OUT cannot be
+// written.
+int merge_reports_command(const Options& o) {
+    try {
+        const nlohmann::json merged = merge_reports(o.inputs);
+        write_text_atomically(o.merge_reports, merged.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+        if (!o.quiet)
+            std::printf("merged %zu reports: %d inputs, %d ok, %d failed, %d skipped; exit %d\n", o.inputs.size(),
+                        merged["summary"]["files"].get<int>(), merged["summary"]["ok"].get<int>(),
+                        merged["summary"]["failed"].get<int>(), merged["summary"]["skipped"].get<int>(),
+                        merged["exit_code"].get<int>());
+        return merged["exit_code"].get<int>();
+    } catch (const OutputError& e) {
+        std::cerr << kTool << ": " << one_line(e.what()) << "\n";
+        return kExitOutput;
+    } catch (const std::exception& e) {  // InputError, or reports that are not one batch
+        std::cerr << kTool << ": --merge-reports: " << one_line(e.what()) << "\n";
+        return kExitInput;
+    }
+}
+
 }  // namespace
 
 int run_bake_app(int argc, char** argv, bool exiting) {
@@ -343,6 +447,7 @@ int run_bake_app(int argc, char** argv, bool exiting) {
         return kExitUsage;
     }
     if (parsed.exit_code) return *parsed.exit_code;  // help, version, or a parse error (printed)
+    if (!o.merge_reports.empty()) return merge_reports_command(o);
     if (!o.quiet)
         for (const std::string& w : parsed.warnings) std::cerr << kTool << ": " << w << "\n";
     try {

@@ -88,7 +88,7 @@ void write_report_of_refusal(const std::string& path, const Options& o, const Ru
 std::string summary_line(const FileReport& rep, int count) {
     const std::string n = "[" + std::to_string(rep.index) + "/" + std::to_string(count) + "] ";
     if (rep.status == "skipped") {
-        return n + "skipped " + rep.input + " (--fail-fast)";
+        return n + "skipped " + rep.input + " (" + (rep.skip_reason.empty() ? "--fail-fast" : rep.skip_reason) + ")";
     }
     if (rep.status == "failed") {
         return n + "FAILED  " + rep.input + " (exit " + std::to_string(*rep.exit_code) + "): " + rep.error;

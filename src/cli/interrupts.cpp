@@ -37,7 +37,13 @@ void install_interrupt_handlers() {
     struct sigaction action {};
     sigemptyset(&action.sa_mask);
     action.sa_handler = on_stop_signal;
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &action, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        // A signal ignored when the tool starts stays ignored: nohup's SIGHUP, a shell's SIGINT
+        // for a background job.
+        struct sigaction was {};
+        if (::sigaction(sig, nullptr, &was) == 0 && was.sa_handler == SIG_IGN) continue;
+        ::sigaction(sig, &action, nullptr);
+    }
     action.sa_handler = on_alarm;
     ::sigaction(SIGALRM, &action, nullptr);
     ::signal(SIGXFSZ, SIG_IGN);

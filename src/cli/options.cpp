@@ -14,6 +14,8 @@
 #include "output_names.h"
 #include "outputs.h"
 #include "shader_snippet.h"
+#include <nlohmann/json.hpp>
+
 #include "environment_loader.h"
 
 #ifndef BAKE_VERSION
@@ -240,6 +242,18 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
                                              "a second at most), never")
         ->check(one_of({"auto", "always", "never"}))
         ->capture_default_str();
+    app.add_option("--shard", o.shard, "Bake only shard K of N (0-based) of the inputs, by a stable hash of their paths: "
+                                       "the tasks of a job array run one command; auto: Slurm's SLURM_ARRAY_TASK_ID "
+                                       "and _COUNT, or JOB_COMPLETION_INDEX and BAKE_SHARD_COUNT")
+        ->type_name("K/N|auto");
+    app.add_option("--merge-reports", o.merge_reports, "Join the reports (given as inputs) of a sharded batch's tasks "
+                                                       "into OUT: every input once, or exit 3 naming what is missing")
+        ->type_name("OUT.json");
+    app.add_option("--depfile", o.depfile, "Write a Make/Ninja depfile: each input's outputs depend on every file "
+                                           "read for it")
+        ->type_name("FILE");
+    app.add_flag("--skip-unchanged", o.skip_unchanged, "Skip an input whose outputs were baked from the same input "
+                                                       "bytes, options and tool version (a manifest beside them says)");
     app.add_flag("--no-clobber", o.no_clobber, "Refuse to overwrite an existing output (default: overwrite)");
     app.add_flag("--clamp-negative", o.clamp_negative, "Set negative texel values to 0 before projecting");
     app.add_flag("--replace-nonfinite", o.replace_nonfinite, "Set NaN/Inf texel values to 0 instead of failing");
@@ -310,6 +324,10 @@ void check_output_names(const Options& o) {
         check_file_name(o.report, "--report");
         check_no_placeholder(o.report, "--report");
     }
+    if (!o.depfile.empty()) {
+        check_file_name(o.depfile, "--depfile");
+        check_no_placeholder(o.depfile, "--depfile");
+    }
 }
 
 // One rule for every option: one that would change nothing in this run is a usage error naming
@@ -328,7 +346,8 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
                                    "--golden", "--abs-tolerance", "--preview", "--preview-width", "--preview-exposure",
                                    "--emit", "--specular", "--specular-size", "--specular-samples", "--jobs",
                                    "--fail-fast", "--timings", "--clamp-negative", "--replace-nonfinite",
-                                   "--max-pixels", "--output", "--out-dir", "--name"})
+                                   "--max-pixels", "--output", "--out-dir", "--name", "--shard", "--depfile",
+                                   "--skip-unchanged"})
             if (given(option)) refuse(option, "without an input (--dfg alone bakes no environment)");
         return;
     }
@@ -366,6 +385,18 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
             if (given(option)) warnings.push_back(std::string("warning: ") + option + " has no effect with a single input");
 }
 
+// --merge-reports: its inputs are reports; nothing else applies.
+void check_merge_mode(const CLI::App& app, const Options& o) {
+    if (o.inputs.empty()) throw CLI::ValidationError("--merge-reports", "give the shards' reports to join as inputs");
+    for (const CLI::Option* opt : app.get_options()) {
+        if (opt->count() == 0 || opt->get_lnames().empty()) continue;  // the inputs have no long name
+        const std::string name = opt->get_lnames().front();
+        if (name != "merge-reports" && name != "quiet")
+            throw CLI::ValidationError("--merge-reports", "joins reports: --" + name + " has no effect with it");
+    }
+    check_file_name(o.merge_reports, "--merge-reports");
+}
+
 void check_inputs_and_outputs(const Options& o) {
     if (!o.inputs.empty() && !o.faces.empty())
         throw CLI::ValidationError("--faces", "give either input files or --faces with six files, not both");
@@ -383,7 +414,7 @@ void check_inputs_and_outputs(const Options& o) {
         throw CLI::ValidationError("--output", "-o names the output of one input; with several inputs use --out-dir "
                                                "and --name patterns");
     if (o.has_input() && o.outputs.empty() && o.names.empty() && o.out_dir.empty() && !o.compare && o.golden.empty() &&
-        o.preview.empty() && o.emits.empty() && o.report.empty() && o.specular.empty() && o.dfg.empty())
+        o.preview.empty() && o.emits.empty() && o.report.empty() && o.specular.empty() && o.dfg.empty() && o.depfile.empty())
         throw CLI::ValidationError("--output", "nothing to do: give -o out.exr and/or -o out.json");
     // Each exact texel sums every cell of the source (up to 131072): beyond 6 x 256^2 outputs
     // a bake would take minutes on the CPU path.
@@ -432,6 +463,10 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     o.tolerance_given = app.count("--tolerance") > 0;
     o.jobs = jobs == "auto" ? -1 : std::stoi(jobs);
     try {
+        if (!o.merge_reports.empty()) {
+            check_merge_mode(app, o);
+            return parsed;
+        }
         check_inputs_and_outputs(o);
         check_output_names(o);
         check_option_effects(app, o, parsed.warnings);
@@ -440,6 +475,29 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
         parsed.exit_code = kExitUsage;
     }
     return parsed;
+}
+
+// The options that shape an input's outputs, as canonical text (--skip-unchanged's manifests): a
+// change of any of them bakes again. The output names are in the manifest themselves.
+std::string options_fingerprint(const Options& o) {
+    nlohmann::json emits = nlohmann::json::array();
+    for (const auto& [lang, file] : o.emits) emits.push_back(lang);
+    return nlohmann::json{{"order", o.order},
+                          {"size", o.size},
+                          {"irradiance", o.irradiance},
+                          {"window", o.window},
+                          {"window_cutoff", o.window_cutoff},
+                          {"layout", o.layout},
+                          {"output_layout", o.output_layout},
+                          {"device", o.device},
+                          {"clamp_negative", o.clamp_negative},
+                          {"replace_nonfinite", o.replace_nonfinite},
+                          {"specular_size", o.specular_size},
+                          {"specular_samples", o.specular_samples},
+                          {"preview_width", o.preview_width},
+                          {"preview_exposure", o.preview_exposure},
+                          {"emit", emits}}
+        .dump();
 }
 
 BakeSettings bake_settings(const Options& o) {
@@ -466,6 +524,7 @@ BakeSettings bake_settings(const Options& o) {
     s.preview_exposure = o.preview_exposure;
     s.threads = o.threads;
     s.generator = std::string(kTool) + " " + BAKE_VERSION;
+    if (o.skip_unchanged) s.fingerprint = options_fingerprint(o);
     return s;
 }
 

@@ -55,6 +55,10 @@ struct Options {
     std::uint64_t max_pixels = kDefaultMaxPixels;
     int threads = 0;
     std::string progress = "auto";
+    std::string shard;          // "K/N" or "auto": bake only this task's shard of the inputs
+    std::string merge_reports;  // --merge-reports OUT.json: join the shards' reports given as inputs
+    std::string depfile;        // a Make/Ninja depfile of what was written and read
+    bool skip_unchanged = false;
     bool verbose = false;
     bool quiet = false;
 

@@ -12,6 +12,9 @@
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 
+#include <dlfcn.h>
+#include <link.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -358,15 +361,45 @@ bool display_server_present() {
 
 }  // namespace
 
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+// AddressSanitizer builds only: the OpenGL drivers loaded by now stay loaded to the end of the
+// process (RTLD_NODELETE). Mesa's loader unloads its DRI driver when the display goes, and
+// LeakSanitizer, which runs after, then cannot name the module of an allocation the driver kept
+// ("<unknown module>"), so tests/sanitizer/lsan.supp's driver suppressions could not match.
+void keep_gl_drivers_loaded() {
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void*) {
+            const std::string name = info->dlpi_name ? info->dlpi_name : "";
+            if (name.find("_dri.so") != std::string::npos || name.find("libgallium") != std::string::npos ||
+                name.find("libGLX_mesa") != std::string::npos || name.find("libEGL_mesa") != std::string::npos)
+                dlopen(name.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+            return 0;
+        },
+        nullptr);
+}
+#else
+void keep_gl_drivers_loaded() {}
+#endif
+
+}  // namespace
+
 std::unique_ptr<GlContext> GlContext::create(GlBackend backend, bool debug_output) {
     if (fault_requested("context"))
         throw GpuError("no OpenGL 4.3 context: forced by BAKE_TEST_FAULT=context");
     std::vector<std::string> failures;
     if (backend == GlBackend::Egl || backend == GlBackend::Auto) {
-        if (auto ctx = create_egl(debug_output, &failures)) return ctx;
+        if (auto ctx = create_egl(debug_output, &failures)) {
+            keep_gl_drivers_loaded();
+            return ctx;
+        }
     }
     if (backend == GlBackend::Glfw || (backend == GlBackend::Auto && display_server_present())) {
-        if (auto ctx = create_glfw(debug_output, &failures)) return ctx;
+        if (auto ctx = create_glfw(debug_output, &failures)) {
+            keep_gl_drivers_loaded();
+            return ctx;
+        }
     } else if (backend == GlBackend::Auto) {
         failures.push_back("glfw: not tried, neither DISPLAY nor WAYLAND_DISPLAY is set");
     }

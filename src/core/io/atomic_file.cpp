@@ -162,6 +162,12 @@ void OutputSet::commit() {
     staged_.clear();
 }
 
+std::vector<std::pair<std::string, std::string>> OutputSet::staged() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const Staged& s : staged_) out.emplace_back(s.target, s.tmp);
+    return out;
+}
+
 std::vector<std::string> OutputSet::targets() const {
     std::vector<std::string> out;
     for (const Staged& s : staged_) out.push_back(s.target);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bake {
@@ -51,6 +52,7 @@ public:
     // Throws OutputError naming the file that could not be replaced; then nothing changed.
     void commit();
     std::vector<std::string> targets() const;  // staged, not yet committed
+    std::vector<std::pair<std::string, std::string>> staged() const;  // (target, temporary), in order
 
 private:
     friend void write_atomically(const std::string&, const std::function<void(const std::string&)>&);

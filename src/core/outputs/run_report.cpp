@@ -37,6 +37,7 @@ json to_json(const FileReport& f) {
         {"status", f.status},
         {"exit_code", or_null(f.exit_code)},
         {"error", string_or_null(f.error)},
+        {"skip_reason", string_or_null(f.skip_reason)},
         {"warnings", f.warnings},
         {"order", f.order},
         {"path", string_or_null(f.path)},
@@ -80,6 +81,8 @@ json to_json(const RunReport& r) {
         {"interrupted", string_or_null(r.interrupted)},
         {"warnings", r.warnings},
         {"outputs", r.outputs},
+        {"shard", r.shard},
+        {"merged_from", nullptr},
         {"files", files},
     };
 }

@@ -26,6 +26,7 @@ struct FileReport {
     std::string status = "skipped";    // "ok", "failed" or "skipped" (after --fail-fast)
     std::optional<int> exit_code;      // the exit code this file alone would give; unset if skipped
     std::string error;                 // the error line, empty if none
+    std::string skip_reason;           // why it was skipped (--fail-fast, --skip-unchanged), empty otherwise
     std::vector<std::string> warnings;
     int order = 0;
     std::string path;                  // "cpu", "gpu", or empty when not reached
@@ -52,7 +53,8 @@ struct RunReport {
     std::string error;                  // why the run stopped before baking its inputs (usage, an output
                                         // folder, no GPU), empty if it did not
     std::vector<std::string> warnings;  // the run's own warnings (options), not an input's
-    std::vector<std::string> outputs;   // files written for the run as a whole (--dfg)
+    std::vector<std::string> outputs;   // files written for the run as a whole (--dfg, --depfile)
+    nlohmann::json shard;               // null, or {index, count, inputs}: this task's shard (--shard) of a command of `inputs` inputs
     std::vector<FileReport> files;
 };
 
