@@ -64,12 +64,14 @@ Args parse_args(int argc, char** argv) {
             a.whole.cmgen = next();
         } else if (s == "--grain") {
             a.whole.grain = std::stod(next());
+        } else if (s == "--budget") {
+            a.whole.budget_s = std::stod(next());
         } else {
             std::fprintf(stderr, "usage: bake-bench [--quick] [--sizes 256,512] [--repeats N] [--cpu-max-size N] "
                                  "[--json out.json] [--programs out.txt] [--variants] [--cpu-only] [--no-e2e] "
                                  "[--e2e-width W]\n"
                                  "       bake-bench --whole-process DIR [--quick] [--repeats N] [--json out.json] "
-                                 "[--tool bake-irradiance] [--sky-tool make-sample-sky] [--cmgen cmgen] [--grain G]\n"
+                                 "[--tool bake-irradiance] [--sky-tool make-sample-sky] [--cmgen cmgen] [--grain G] [--budget S]\n"
                                  "       bake-bench --exact [--quick] [--repeats N] [--json out.json]\n"
                                  "       bake-bench --specular [--quick] [--repeats N] [--json out.json] [--specular-dir DIR "
                                  "--tool bake-irradiance --cmgen cmgen]\n"

@@ -120,6 +120,8 @@ RunResult run_process(const std::vector<std::string>& argv, const std::string& c
 
 double Command::min() const { return seconds.empty() ? NAN : *std::min_element(seconds.begin(), seconds.end()); }
 
+double Command::max() const { return seconds.empty() ? NAN : *std::max_element(seconds.begin(), seconds.end()); }
+
 double Command::peak() const { return peak_mb.empty() ? NAN : *std::max_element(peak_mb.begin(), peak_mb.end()); }
 
 Json Command::json() const {
@@ -133,6 +135,12 @@ Json Command::json() const {
     j["seconds"] = seconds;
     j["median_s"] = ok() ? Json(med()) : Json();
     j["min_s"] = ok() ? Json(min()) : Json();
+    j["max_s"] = ok() ? Json(max()) : Json();
+    j["runs"] = seconds.size();
+    j["runs_asked"] = asked;
+    j["runs_wanted"] = wanted;
+    j["warm_up"] = warm_up;
+    j["skipped"] = skipped.empty() ? Json() : Json(skipped);
     j["peak_rss_mb"] = ok() ? Json(peak()) : Json();
     return j;
 }
@@ -149,29 +157,51 @@ bool Runner::once(Command& c, double* seconds, double* peak) {
             c.failed = true;
             c.exit_code = r.exit_code;
             c.error = first_line(err);
+            c.last_s = *seconds;
             return false;
         }
     }
+    c.last_s = *seconds;
     return true;
+}
+
+double Runner::left() const {
+    if (deadline == Clock::time_point{}) return 1e9;
+    return std::chrono::duration<double>(deadline - Clock::now()).count();
+}
+
+bool Runner::fits(Command& c) {
+    const double expected = c.last_s > 0 ? c.last_s : c.expect_s;
+    if (expected <= left()) return true;
+    if (c.skipped.empty()) {
+        c.skipped = fmt("time budget: %.0f s left, a run takes ~%.0f s", std::max(0.0, left()), expected);
+        say(fmt("  %-36s skipped (%s)\n", c.label.c_str(), c.skipped.c_str()));
+    }
+    return false;
 }
 
 void Runner::measure(std::vector<Command*> cmds, int repeats) {
     double s = 0, p = 0;
-    for (Command* c : cmds)
-        if (c->na.empty()) {
-            say(fmt("  warm-up %-28s", c->label.c_str()));
-            const bool ok = once(*c, &s, &p);
-            say(ok ? fmt(" %8.3f s\n", s) : fmt(" FAILED (exit %d): %s\n", c->exit_code, c->error.c_str()));
-        }
+    for (Command* c : cmds) {
+        c->asked = c->wanted = repeats;
+        if (!c->na.empty() || !c->warm_up || !fits(*c)) continue;
+        say(fmt("  warm-up %-28s", c->label.c_str()));
+        const bool ok = once(*c, &s, &p);
+        say(ok ? fmt(" %8.3f s\n", s) : fmt(" FAILED (exit %d): %s\n", c->exit_code, c->error.c_str()));
+        if (cap_s > 0 && s > 0) c->wanted = std::min(repeats, std::max(1, static_cast<int>(cap_s / s)));
+    }
     for (int r = 0; r < repeats; ++r)
         for (Command* c : cmds) {
-            if (!c->na.empty() || c->failed) continue;
+            if (!c->na.empty() || c->failed || !c->skipped.empty()) continue;
+            if (static_cast<int>(c->seconds.size()) >= c->wanted || !fits(*c)) continue;
             if (once(*c, &s, &p)) {
                 c->seconds.push_back(s);
                 c->peak_mb.push_back(p);
-                say(fmt("  run %d/%d %-28s %8.3f s  peak %7.1f MB\n", r + 1, repeats, c->label.c_str(), s, p));
+                if (!c->warm_up && c->seconds.size() == 1 && cap_s > 0)
+                    c->wanted = std::min(repeats, std::max(1, static_cast<int>(cap_s / s)));
+                say(fmt("  run %d/%d %-28s %8.3f s  peak %7.1f MB\n", r + 1, c->wanted, c->label.c_str(), s, p));
             } else {
-                say(fmt("  run %d/%d %-28s FAILED (exit %d): %s\n", r + 1, repeats, c->label.c_str(), c->exit_code,
+                say(fmt("  run %d/%d %-28s FAILED (exit %d): %s\n", r + 1, c->wanted, c->label.c_str(), c->exit_code,
                         c->error.c_str()));
             }
         }

@@ -1,7 +1,7 @@
 // Running and timing whole processes for bake-bench's `--whole-process` section: fork + execv (no
 // shell), stdout/stderr to files, wall time around fork..wait4, peak RSS from wait4's rusage; a
 // Command (one process, or several whose times add up) and the Runner that measures commands
-// interleaved. Also the few text and machine
+// interleaved, within a time cap per command and a deadline for the whole section. Also the few text and machine
 // helpers the section's tables use. Times in seconds, memory in MB (10^6 bytes).
 #pragma once
 
@@ -60,23 +60,44 @@ struct Command {
     int exit_code = 0;
     std::string error;  // stderr's first line of the failing run
     std::vector<double> seconds, peak_mb;
+    bool warm_up = true;  // one untimed run first (false: its inputs and caches were warmed by earlier commands)
+    double expect_s = 0;  // expected seconds of one run before any ran (for the deadline; 0: unknown)
+    int asked = 0;        // timed runs asked for (the section's repeats)
+    int wanted = 0;       // timed runs to make: `asked`, or fewer within the runner's cap
+    std::string skipped;  // why runs were left out ("" = none): the section's deadline
 
     bool ok() const { return na.empty() && !failed && !seconds.empty(); }
     double med() const { return median(seconds); }
     double min() const;
+    double max() const;
     double peak() const;
+    double last_s = 0;  // the latest run, warm-up included (0: none)
     nlohmann::json json() const;
 };
 
 struct Runner {
     std::string work, logs;
+    // No run starts that is expected (its command's latest run, or expect_s) to end after this
+    // steady-clock time; the epoch (default): none.
+    Clock::time_point deadline{};
+    // A command whose first run (the warm-up, or the first timed run) takes t seconds gets
+    // min(repeats, max(1, cap_s / t)) timed runs: a batch of 20 specular bakes on the CPU path runs
+    // once where a 0.1 s bake runs `repeats` times. 0: no cap.
+    double cap_s = 0;
 
     // One run of every process of `c`; false (and `c` marked failed) on a non-zero exit.
     bool once(Command& c, double* seconds, double* peak);
 
-    // One untimed warm-up of each (page cache, program binary cache), then `repeats` rounds, the
-    // commands interleaved so that drift of the machine falls on all of them alike.
+    // One untimed warm-up of each (page cache, program binary cache) unless c->warm_up is false,
+    // then `repeats` rounds, the commands interleaved so that drift of the machine falls on all of
+    // them alike. A command whose next run would pass the deadline keeps what it has (c->skipped).
     void measure(std::vector<Command*> cmds, int repeats);
+
+    // Seconds left before the deadline (1e9 without one).
+    double left() const;
+
+private:
+    bool fits(Command& c);
 };
 
 }  // namespace bench

@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
+
+#include "specular_io.h"
+#include "specular_prefilter.h"
 
 namespace bench {
 
@@ -54,10 +58,54 @@ Json stages_of_report(const std::string& path) {
     }
 }
 
-std::string cell_time(const Command& c) {
+std::string path_of_report(const std::string& path, bool specular) {
+    try {
+        const Json f = Json::parse(read_text(path)).at("files").at(0);
+        return specular ? f.at("specular").at("computed_by").get<std::string>() : f.at("path").get<std::string>();
+    } catch (const std::exception&) {
+        return "?";
+    }
+}
+
+double chain_rel_diff(const std::string& a, const std::string& b) {
+    try {
+        const std::vector<bake::CubeMap> ca = bake::read_specular_exr(a), cb = bake::read_specular_exr(b);
+        if (ca.size() != cb.size() || ca.empty() || ca[0].size != cb[0].size) return NAN;
+        double worst = 0;
+        for (const auto& d : bake::compare_specular_chains(ca, cb)) worst = std::max(worst, d.max_rel_to_max);
+        return worst;
+    } catch (const std::exception&) {
+        return NAN;
+    }
+}
+
+namespace {
+
+// Why a command has no figure, or "" when it has one.
+std::string why_not(const Command& c) {
     if (!c.na.empty()) return c.na == "input missing" || c.na == "batch inputs missing" ? "input missing" : "n/a";
     if (c.failed) return fmt("FAILED exit %d", c.exit_code);
-    return c.ok() ? fmt("%.3f (%.3f)", c.med(), c.min()) : "-";
+    if (!c.ok()) return c.skipped.empty() ? "-" : "skipped (time)";
+    return "";
+}
+
+std::string runs_note(const Command& c) {
+    return static_cast<int>(c.seconds.size()) < c.asked ? fmt(" n=%zu", c.seconds.size()) : "";
+}
+
+}  // namespace
+
+std::string cell_time(const Command& c) {
+    const std::string why = why_not(c);
+    return why.empty() ? fmt("%.3f (%.3f)", c.med(), c.min()) + runs_note(c) : why;
+}
+
+std::string cell_spread(const Command& c, int maps) {
+    const std::string why = why_not(c);
+    if (!why.empty()) return why;
+    if (maps > 0)
+        return fmt("%.2f maps/s [%.2f, %.2f]", maps / c.med(), maps / c.max(), maps / c.min()) + runs_note(c);
+    return fmt("%.3f s [%.3f, %.3f]", c.med(), c.min(), c.max()) + runs_note(c);
 }
 
 std::string cell_ratio(const Command& num, const Command& den) {
@@ -66,9 +114,9 @@ std::string cell_ratio(const Command& num, const Command& den) {
 
 std::string cell_mb(const Command& c) { return c.ok() ? fmt("%.0f", c.peak()) : "-"; }
 
-std::string cell_agree(double rel) {
+std::string cell_agree(double rel, double limit) {
     if (std::isnan(rel)) return "-";
-    return fmt("%s %.1e", rel < 1e-4 ? "yes" : "NO", rel);
+    return fmt("%s %.1e", rel < limit ? "yes" : "NO", rel);
 }
 
 // The failures of a table, each with its stderr's first line, after the table.
