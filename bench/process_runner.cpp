@@ -174,7 +174,8 @@ bool Runner::fits(Command& c) {
     const double expected = c.last_s > 0 ? c.last_s : c.expect_s;
     if (expected <= left()) return true;
     if (c.skipped.empty()) {
-        c.skipped = fmt("time budget: %.0f s left, a run takes ~%.0f s", std::max(0.0, left()), expected);
+        c.skipped = fmt("time budget: %.0f s left", std::max(0.0, left())) +
+                    (expected > 0 ? fmt(", a run takes ~%.0f s", expected) : "");
         say(fmt("  %-36s skipped (%s)\n", c.label.c_str(), c.skipped.c_str()));
     }
     return false;

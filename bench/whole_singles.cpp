@@ -32,6 +32,12 @@ void timings_runs(const Setup& s, const std::string& stem, const std::vector<std
     if (!s.has_timings) return;
     for (int col : tool_cols(s)) {
         const std::string dev = col_name(col);
+        if (!row.c[col].na.empty()) continue;
+        if (s.run.left() < row.c[col].last_s) {  // as long as its command's last run: within the budget?
+            row.timings[dev] = {{"skipped", "time budget"}};
+            say("  " + dev + ": --timings run skipped (time budget)\n");
+            continue;
+        }
         const std::string rep = s.out(stem + "." + dev + ".report.json");
         std::vector<std::string> argv{s.tool, row.in.path, "--device", dev};
         argv.insert(argv.end(), what.begin(), what.end());
@@ -65,7 +71,7 @@ std::string timings_lines(const std::vector<Row>& rows, const char* what) {
     std::string t;
     for (const Row& r : rows)
         for (int col : {kAuto, kGpu, kCpu})
-            if (r.timings.contains(col_name(col)))
+            if (r.timings.contains(col_name(col)) && r.timings[col_name(col)].contains("lines"))
                 for (const auto& l : r.timings[col_name(col)]["lines"])
                     if (worth_printing(l.get<std::string>()))
                         t += fmt("%s%s --timings, %s: %s\n", col_name(col), what, r.in.label.c_str(),
