@@ -126,7 +126,7 @@ std::string issue_table(const Setup& s, const Plan& p, const std::vector<Row>& s
                         const Batch& b, Json* out) {
     const std::vector<IssueRow> rows = issue_rows(s, p, sh, spec, b);
     std::string t = fmt("\n## Issue 19: whole processes, median [min, max] of %d runs (after one warm-up; the batches "
-                        "with --specular: none), n=K where a command got fewer: %d runs of it would pass %.0f s\n\n",
+                        "with --specular: none); n=K: a command with fewer runs, as %d would take over %.0f s\n\n",
                         s.opt.repeats, s.opt.repeats, s.run.cap_s);
     t += "| run | `--device auto` | `gpu` | `cpu` | cmgen | cmgen / auto | cpu / gpu |\n";
     t += "|---|---|---|---|---|---|---|\n";
