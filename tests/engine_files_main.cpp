@@ -13,6 +13,7 @@
 #include "atomic_file.h"
 #include "dfg.h"
 #include "engine_files.h"
+#include "engine_sh.h"
 #include "gpu_formats.h"
 #include "ibl_ktx2.h"
 #include "projection.h"
@@ -92,6 +93,20 @@ json write_ktx2_files(const std::string& dir, const EngineTestScene& scene) {
     return list;
 }
 
+// The SH files, and E(n) at 64 directions for the engines' classes to reproduce.
+json write_sh_files(const std::string& dir, const EngineTestScene& scene) {
+    write_threejs_light_probe(dir + "/light_probe.json", scene.radiance);
+    write_babylon_sh(dir + "/babylon_sh.json", scene.radiance);
+    json directions = json::array(), irradiance = json::array();
+    for (const Vec3& n : test::fibonacci_sphere(64)) {
+        directions.push_back({n.x, n.y, n.z});
+        const Rgb e = eval_sh(scene.irradiance, n);
+        irradiance.push_back({e[0], e[1], e[2]});
+    }
+    return {{"light_probe", "light_probe.json"}, {"babylon", "babylon_sh.json"},
+            {"directions", directions}, {"irradiance", irradiance}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,6 +119,7 @@ int main(int argc, char** argv) {
         const EngineTestScene scene = make_engine_test_scene();
         json expected;
         expected["ktx2"] = write_ktx2_files(dir, scene);
+        expected["sh"] = write_sh_files(dir, scene);
         write_text_atomically(dir + "/expected.json", expected.dump());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bake_engine_files: %s\n", e.what());
