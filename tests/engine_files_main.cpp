@@ -3,6 +3,7 @@
 // contain (our values, before and after the format's rounding). tests/js/check_outputs.mjs then reads
 // the files with the engines' and Khronos' own readers (ktx-parse, three.js, Babylon.js,
 // gltf-validator) and compares. ctest runs the two in turn (tests/CMakeLists.txt).
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -14,6 +15,8 @@
 #include "dfg.h"
 #include "engine_files.h"
 #include "engine_sh.h"
+#include "gltf_ibl.h"
+#include "rgbd.h"
 #include "gpu_formats.h"
 #include "ibl_ktx2.h"
 #include "projection.h"
@@ -107,6 +110,30 @@ json write_sh_files(const std::string& dir, const EngineTestScene& scene) {
             {"directions", directions}, {"irradiance", irradiance}};
 }
 
+// The glTF IBL as .gltf and .glb from the chain's first three levels (16, 8, 4), with the float
+// texels and RGBD's bound for each, for the reader to decode the PNGs back.
+json write_gltf_files(const std::string& dir, const EngineTestScene& scene) {
+    const std::vector<CubeMap> chain(scene.specular_chain.begin(), scene.specular_chain.begin() + 3);
+    write_gltf_ibl(dir + "/ibl.gltf", chain, scene.radiance);
+    write_gltf_ibl(dir + "/ibl.glb", chain, scene.radiance);
+    json levels = json::array();
+    for (const CubeMap& level : chain) {
+        json faces = json::array();
+        for (const Image& face : level.faces) {
+            json values = json::array(), bounds = json::array();
+            for (std::size_t t = 0; t < face.pixel_count(); ++t) {
+                const float* v = &face.rgb[3 * t];
+                values.insert(values.end(), {v[0], v[1], v[2]});
+                const double m = std::max({v[0], v[1], v[2]});
+                bounds.push_back(m > 255 ? -1.0 : rgbd_error_bound(m) * m);  // -1: clipped, not compared
+            }
+            faces.push_back({{"values", values}, {"bounds", bounds}});
+        }
+        levels.push_back(faces);
+    }
+    return {{"files", {"ibl.gltf", "ibl.glb"}}, {"levels", levels}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,6 +147,7 @@ int main(int argc, char** argv) {
         json expected;
         expected["ktx2"] = write_ktx2_files(dir, scene);
         expected["sh"] = write_sh_files(dir, scene);
+        expected["gltf"] = write_gltf_files(dir, scene);
         write_text_atomically(dir + "/expected.json", expected.dump());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bake_engine_files: %s\n", e.what());

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Report } from './report.mjs';
 import { checkKtx2 } from './check_ktx2.mjs';
 import { checkSh } from './check_sh.mjs';
+import { checkGltf } from './check_gltf.mjs';
 
 const dir = process.argv[2];
 if (!dir) {
@@ -14,4 +15,5 @@ const expected = JSON.parse(readFileSync(`${dir}/expected.json`, 'utf8'));
 const r = new Report();
 checkKtx2(dir, expected, r);
 checkSh(dir, expected, r);
+await checkGltf(dir, expected, r);
 process.exit(r.close('engine readers') ? 0 : 1);
