@@ -102,7 +102,7 @@ TEST_CASE("engine sh: Unity's ShadeSH9 sum gives E/pi in Unity's axes (z negated
     CHECK(unity_sh_l2(constant)[0][0] == Approx(2.0));
 }
 
-TEST_CASE("engine sh: Babylon's polynomial is E/pi; the glTF coefficients are pi times Babylon's radiance", "[engine_sh]") {
+TEST_CASE("engine sh: Babylon's polynomial is E/pi, and the glTF coefficients are pi times Babylon's radiance", "[engine_sh]") {
     const EngineTestScene scene = make_engine_test_scene();
     const BabylonPolynomial p = babylon_polynomial(scene.radiance);
     for (const Vec3& n : test::fibonacci_sphere(64)) {
