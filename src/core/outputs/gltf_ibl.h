@@ -1,0 +1,34 @@
+#pragma once
+// A glTF 2.0 file holding one image-based light of EXT_lights_image_based (KhronosGroup/glTF
+// extensions/2.0/Vendor/EXT_lights_image_based/README.md) and a scene that uses it: .gltf (one JSON
+// file, the images as data: URIs) or .glb (binary, the images in buffer views).
+//
+// The light: intensity 1 (written out: Babylon.js's loader scales the coefficients by it and would get
+// NaN without it, EXT_lights_image_based.pure.js:100), rotation identity, irradianceCoefficients =
+// gltf_irradiance_coefficients (engine_sh.h: pi times the radiance in Babylon's basis, what Babylon's
+// loader turns back into E/pi), specularImageSize = the first level's face size, and specularImages:
+// the chain it is given, level i x faces +X -X +Y -Y +Z -Z, each face an RGBD PNG (rgbd.h). The README
+// wants the levels to map roughness evenly from 0 to 1 and to stop at a size such as 16x16 for
+// roughness 1; Babylon samples level roughness * (levels - 1) (lodGenerationScale, :104): so pass a
+// chain baked for roughness i / (levels - 1) down to the size wanted, not --specular's chain to 1x1.
+//
+// Orientation: the README asks each image "flipped about its vertical axis to correspond with the way
+// glTF references texture space". Babylon's loader uploads these PNGs with invertY
+// (environmentTextureTools UploadLevelsAsync: texture.invertY = true; engine._uploadImageToTexture
+// sets UNPACK_FLIP_Y), which puts a PNG's last row at t = 0; our faces have row 0 at t = 0
+// (docs/CONVENTION.md). So each face is written with its rows reversed (last row first), which is
+// what lands it on the GL cube face unchanged; no column is mirrored.
+#include <string>
+#include <vector>
+
+#include "cube_map.h"
+#include "sh.h"
+
+namespace bake {
+
+// Writes the glTF (.glb when the path ends in ".glb", else JSON .gltf) atomically. The chain: at least
+// one level, faces of N >> i texels with N a power of two. radiance: order 3 or more (the first 9 are
+// used). Throws OutputError("<path>: <problem>").
+void write_gltf_ibl(const std::string& path, const std::vector<CubeMap>& specular_chain, const ShCoefficients& radiance);
+
+}  // namespace bake

@@ -1,0 +1,319 @@
+#include "ktx2_writer.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include "atomic_file.h"
+#include "errors.h"
+#include "gpu_formats.h"
+#include "parallel.h"
+
+#ifndef BAKE_VERSION
+#define BAKE_VERSION "unknown"
+#endif
+
+namespace bake {
+namespace {
+
+constexpr std::uint8_t kIdentifier[12] = {0xAB, 'K', 'T', 'X', ' ', '2', '0', 0xBB, '\r', '\n', 0x1A, '\n'};
+constexpr std::uint32_t kSchemeZstd = 2;
+constexpr std::size_t kHeaderBytes = 80;      // identifier, header and index up to the level index
+constexpr std::size_t kLevelIndexEntry = 24;  // byteOffset, byteLength, uncompressedByteLength
+
+void put_u16(std::uint8_t* p, std::uint16_t v) {
+    p[0] = static_cast<std::uint8_t>(v);
+    p[1] = static_cast<std::uint8_t>(v >> 8);
+}
+void put_u32(std::uint8_t* p, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+void put_u64(std::uint8_t* p, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+void append_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+    std::uint8_t b[4];
+    put_u32(b, v);
+    out.insert(out.end(), b, b + 4);
+}
+std::uint32_t float_as_u32(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+// One sample of a Basic Data Format Descriptor block (Data Format Specification § 5.1, 5.18-5.22).
+struct DfdSample {
+    std::uint32_t bit_offset, bit_length, channel_type, lower, upper;
+};
+constexpr std::uint32_t kQualifierFloat = 0x80, kQualifierSigned = 0x40, kQualifierExponent = 0x20;
+constexpr std::uint32_t kChannelAlpha = 15;
+
+std::vector<DfdSample> dfd_samples(KtxFormat format) {
+    const std::uint32_t one = float_as_u32(1.0f), minus_one = float_as_u32(-1.0f);
+    const std::uint32_t signed_float = kQualifierFloat | kQualifierSigned;
+    switch (format) {
+        case KtxFormat::Rgba16Float:
+        case KtxFormat::Rgba32Float: {
+            const std::uint32_t bits = format == KtxFormat::Rgba16Float ? 16 : 32;
+            std::vector<DfdSample> s;
+            for (std::uint32_t c = 0; c < 4; ++c)
+                s.push_back({c * bits, bits, (c == 3 ? kChannelAlpha : c) | signed_float, minus_one, one});
+            return s;
+        }
+        case KtxFormat::B10G11R11UFloat:
+            return {{0, 11, 0 | kQualifierFloat, 0, one},
+                    {11, 11, 1 | kQualifierFloat, 0, one},
+                    {22, 10, 2 | kQualifierFloat, 0, one}};
+        case KtxFormat::E5B9G9R9UFloat: {
+            // The Data Format Specification's E5B9G9R9 example: per channel a 9-bit mantissa (explicit
+            // leading 1, sampleUpper 8448 = 1.0 as exponent 16 << 9 | mantissa 256) and the shared
+            // 5-bit exponent (bias 15 as sampleLower, no special encodings: sampleUpper 31).
+            std::vector<DfdSample> s;
+            for (std::uint32_t c = 0; c < 3; ++c) {
+                s.push_back({9 * c, 9, c, 0, 8448});
+                s.push_back({27, 5, c | kQualifierExponent, 15, 31});
+            }
+            return s;
+        }
+    }
+    throw std::invalid_argument("unknown KTX format");
+}
+
+std::vector<std::uint8_t> data_format_descriptor(KtxFormat format) {
+    const std::vector<DfdSample> samples = dfd_samples(format);
+    const auto block_size = static_cast<std::uint32_t>(24 + 16 * samples.size());
+    std::vector<std::uint8_t> out;
+    append_u32(out, 4 + block_size);               // dfdTotalSize
+    append_u32(out, 0);                            // vendorId 0 (Khronos), descriptorType 0 (basic)
+    append_u32(out, 2u | (block_size << 16));      // versionNumber 2 (1.3+), descriptorBlockSize
+    append_u32(out, 1u | (1u << 8) | (1u << 16));  // colorModel RGBSDA, primaries BT709, transfer LINEAR, flags 0
+    append_u32(out, 0);                            // texelBlockDimension0..3: 1x1x1x1
+    append_u32(out, static_cast<std::uint32_t>(ktx_texel_bytes(format)));  // bytesPlane0 (1..3: 0)
+    append_u32(out, 0);                            // bytesPlane4..7
+    for (const DfdSample& s : samples) {
+        append_u32(out, s.bit_offset | ((s.bit_length - 1) << 16) | (s.channel_type << 24));
+        append_u32(out, 0);  // samplePosition0..3
+        append_u32(out, s.lower);
+        append_u32(out, s.upper);
+    }
+    return out;
+}
+
+std::vector<std::uint8_t> key_value_data(std::vector<std::pair<std::string, std::string>> kv) {
+    std::sort(kv.begin(), kv.end());  // byte order of UTF-8 is code point order
+    std::vector<std::uint8_t> out;
+    for (const auto& [key, value] : kv) {
+        append_u32(out, static_cast<std::uint32_t>(key.size() + 1 + value.size() + 1));
+        out.insert(out.end(), key.begin(), key.end());
+        out.push_back(0);
+        out.insert(out.end(), value.begin(), value.end());
+        out.push_back(0);
+        while (out.size() % 4) out.push_back(0);
+    }
+    return out;
+}
+
+// One image's texels in the format, rows in order, into `out` (width * height * texel bytes).
+void convert_image(const Image& image, KtxFormat format, std::uint8_t* out) {
+    const std::size_t n = image.pixel_count();
+    const float* in = image.rgb.data();
+    switch (format) {
+        case KtxFormat::Rgba16Float:
+            for (std::size_t i = 0; i < n; ++i, in += 3, out += 8) {
+                for (int c = 0; c < 3; ++c) put_u16(out + 2 * c, float_to_half(in[c]));
+                put_u16(out + 6, 0x3c00);  // alpha 1
+            }
+            break;
+        case KtxFormat::Rgba32Float:
+            for (std::size_t i = 0; i < n; ++i, in += 3, out += 16) {
+                for (int c = 0; c < 3; ++c) put_u32(out + 4 * c, float_as_u32(in[c]));
+                put_u32(out + 12, float_as_u32(1.0f));
+            }
+            break;
+        case KtxFormat::B10G11R11UFloat:
+            for (std::size_t i = 0; i < n; ++i, in += 3, out += 4) put_u32(out, pack_b10g11r11(in[0], in[1], in[2]));
+            break;
+        case KtxFormat::E5B9G9R9UFloat:
+            for (std::size_t i = 0; i < n; ++i, in += 3, out += 4) put_u32(out, pack_e5b9g9r9(in[0], in[1], in[2]));
+            break;
+    }
+}
+
+void validate(const KtxImages& images, const KtxWriteOptions& options) {
+    auto fail = [](const std::string& what) { throw std::invalid_argument(what); };
+    if (images.width < 1 || images.height < 1) fail("texture size must be at least 1x1");
+    if (images.faces != 1 && images.faces != 6) fail("a texture has 1 face or 6 (a cube map)");
+    if (images.faces == 6 && images.width != images.height) fail("cube map faces must be square");
+    int max_levels = 1;
+    while ((std::max(images.width, images.height) >> max_levels) > 0) ++max_levels;
+    const int levels = static_cast<int>(images.levels.size());
+    if (levels < 1 || levels > max_levels)
+        fail("a " + std::to_string(images.width) + "x" + std::to_string(images.height) + " texture has 1 to " +
+             std::to_string(max_levels) + " levels, not " + std::to_string(levels));
+    for (int i = 0; i < levels; ++i) {
+        const int w = std::max(1, images.width >> i), h = std::max(1, images.height >> i);
+        if (static_cast<int>(images.levels[i].size()) != images.faces)
+            fail("level " + std::to_string(i) + " has " + std::to_string(images.levels[i].size()) + " images, not " +
+                 std::to_string(images.faces));
+        for (const Image* im : images.levels[i]) {
+            if (!im || im->width != w || im->height != h || im->rgb.size() != im->pixel_count() * 3)
+                fail("level " + std::to_string(i) + " must be " + std::to_string(w) + "x" + std::to_string(h));
+        }
+    }
+    if (options.zstd_level < 0 || options.zstd_level > kMaxZstdLevel)
+        fail("zstd level must be 0 (none) to " + std::to_string(kMaxZstdLevel));
+    for (const auto& kv : options.key_values) {
+        const std::string& key = kv.first;
+        if (key.empty() || key.rfind("KTX", 0) == 0 || key.rfind("ktx", 0) == 0)
+            fail("key '" + key + "' is empty or reserved (KTX/ktx)");
+        if (key.find('\0') != std::string::npos) fail("key '" + key + "' holds a NUL");
+    }
+}
+
+// Level i's bytes (all faces), uncompressed.
+std::vector<std::uint8_t> level_bytes(const KtxImages& images, int level, KtxFormat format, int threads) {
+    const std::vector<const Image*>& faces = images.levels[level];
+    const std::size_t face_bytes = faces[0]->pixel_count() * static_cast<std::size_t>(ktx_texel_bytes(format));
+    std::vector<std::uint8_t> out(face_bytes * faces.size());
+    parallel_for(static_cast<int>(faces.size()), threads,
+                 [&](int f) { convert_image(*faces[f], format, out.data() + face_bytes * f); });
+    return out;
+}
+
+std::vector<std::uint8_t> zstd_compress(const std::vector<std::uint8_t>& in, int level) {
+    std::vector<std::uint8_t> out(ZSTD_compressBound(in.size()));
+    const std::size_t n = ZSTD_compress(out.data(), out.size(), in.data(), in.size(), level);
+    if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
+    out.resize(n);
+    return out;
+}
+
+std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+bool parse_ktx_format(const std::string& name, KtxFormat* format) {
+    for (KtxFormat f : {KtxFormat::Rgba16Float, KtxFormat::Rgba32Float, KtxFormat::B10G11R11UFloat,
+                        KtxFormat::E5B9G9R9UFloat}) {
+        if (name == ktx_format_name(f)) {
+            *format = f;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char* ktx_format_name(KtxFormat format) {
+    switch (format) {
+        case KtxFormat::Rgba16Float: return "rgba16f";
+        case KtxFormat::Rgba32Float: return "rgba32f";
+        case KtxFormat::B10G11R11UFloat: return "b10g11r11";
+        case KtxFormat::E5B9G9R9UFloat: return "e5b9g9r9";
+    }
+    return "?";
+}
+
+std::uint32_t ktx_vk_format(KtxFormat format) {
+    switch (format) {
+        case KtxFormat::Rgba16Float: return 97;
+        case KtxFormat::Rgba32Float: return 109;
+        case KtxFormat::B10G11R11UFloat: return 122;
+        case KtxFormat::E5B9G9R9UFloat: return 123;
+    }
+    return 0;
+}
+
+int ktx_texel_bytes(KtxFormat format) {
+    switch (format) {
+        case KtxFormat::Rgba16Float: return 8;
+        case KtxFormat::Rgba32Float: return 16;
+        default: return 4;
+    }
+}
+
+std::string ktx_writer_name() { return std::string("bake-irradiance ") + BAKE_VERSION; }
+
+std::vector<std::uint8_t> encode_ktx2(const KtxImages& images, const KtxWriteOptions& options) {
+    validate(images, options);
+    const int levels = static_cast<int>(images.levels.size());
+    const bool zstd = options.zstd_level > 0;
+
+    std::vector<std::pair<std::string, std::string>> kv = options.key_values;
+    kv.emplace_back("KTXorientation", "rd");
+    kv.emplace_back("KTXwriter", ktx_writer_name());
+    if (zstd) kv.emplace_back("KTXwriterScParams", "--ktx-zstd " + std::to_string(options.zstd_level));
+    for (std::size_t i = 0; i < kv.size(); ++i)
+        for (std::size_t j = i + 1; j < kv.size(); ++j)
+            if (kv[i].first == kv[j].first) throw std::invalid_argument("key '" + kv[i].first + "' appears twice");
+    const std::vector<std::uint8_t> dfd = data_format_descriptor(options.format);
+    const std::vector<std::uint8_t> kvd = key_value_data(kv);
+
+    // Levels: converted face by face in parallel, then each compressed on its own (levels in parallel).
+    std::vector<std::vector<std::uint8_t>> data(levels);
+    std::vector<std::uint64_t> uncompressed(levels);
+    for (int i = 0; i < levels; ++i) {
+        data[i] = level_bytes(images, i, options.format, options.threads);
+        uncompressed[i] = data[i].size();
+    }
+    if (zstd) parallel_for(levels, options.threads, [&](int i) { data[i] = zstd_compress(data[i], options.zstd_level); });
+
+    const std::size_t dfd_offset = kHeaderBytes + kLevelIndexEntry * levels;
+    const std::size_t kvd_offset = dfd_offset + dfd.size();
+    const std::size_t alignment = zstd ? 1 : static_cast<std::size_t>(ktx_texel_bytes(options.format));  // lcm(size, 4)
+    std::vector<std::size_t> offset(levels);
+    std::size_t end = kvd_offset + kvd.size();
+    for (int i = levels - 1; i >= 0; --i) {  // smallest level first
+        offset[i] = align_up(end, alignment);
+        end = offset[i] + data[i].size();
+    }
+
+    std::vector<std::uint8_t> out(end, 0);
+    std::memcpy(out.data(), kIdentifier, sizeof kIdentifier);
+    const std::uint32_t header[9] = {ktx_vk_format(options.format),
+                                     options.format == KtxFormat::Rgba16Float ? 2u : 4u,  // typeSize
+                                     static_cast<std::uint32_t>(images.width),
+                                     static_cast<std::uint32_t>(images.height),
+                                     0,  // pixelDepth
+                                     0,  // layerCount: not an array
+                                     static_cast<std::uint32_t>(images.faces),
+                                     static_cast<std::uint32_t>(levels),
+                                     zstd ? kSchemeZstd : 0u};
+    for (int i = 0; i < 9; ++i) put_u32(out.data() + 12 + 4 * i, header[i]);
+    put_u32(out.data() + 48, static_cast<std::uint32_t>(dfd_offset));
+    put_u32(out.data() + 52, static_cast<std::uint32_t>(dfd.size()));
+    put_u32(out.data() + 56, static_cast<std::uint32_t>(kvd.empty() ? 0 : kvd_offset));
+    put_u32(out.data() + 60, static_cast<std::uint32_t>(kvd.size()));
+    put_u64(out.data() + 64, 0);  // no supercompression global data
+    put_u64(out.data() + 72, 0);
+    for (int i = 0; i < levels; ++i) {
+        std::uint8_t* entry = out.data() + kHeaderBytes + kLevelIndexEntry * i;
+        put_u64(entry, offset[i]);
+        put_u64(entry + 8, data[i].size());
+        put_u64(entry + 16, uncompressed[i]);
+    }
+    std::memcpy(out.data() + dfd_offset, dfd.data(), dfd.size());
+    std::memcpy(out.data() + kvd_offset, kvd.data(), kvd.size());
+    for (int i = 0; i < levels; ++i) std::memcpy(out.data() + offset[i], data[i].data(), data[i].size());
+    return out;
+}
+
+void write_ktx2(const std::string& path, const KtxImages& images, const KtxWriteOptions& options) {
+    std::vector<std::uint8_t> bytes;
+    try {
+        bytes = encode_ktx2(images, options);
+    } catch (const std::exception& e) {
+        throw OutputError(path + ": " + one_line(e.what()));
+    }
+    write_atomically(path, [&](const std::string& tmp) {
+        std::FILE* f = std::fopen(tmp.c_str(), "wb");
+        if (!f) throw OutputError(path + ": cannot open the file for writing");
+        const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+        if (std::fclose(f) != 0 || !ok) throw OutputError(path + ": cannot write");
+    });
+}
+
+}  // namespace bake

@@ -1,0 +1,157 @@
+// bake_engine_files DIR: writes every engine-ready output the library makes (src/core/outputs/) into
+// DIR, from small synthetic inputs, with expected.json beside them holding what each file must
+// contain (our values, before and after the format's rounding). tests/js/check_outputs.mjs then reads
+// the files with the engines' and Khronos' own readers (ktx-parse, three.js, Babylon.js,
+// gltf-validator) and compares. ctest runs the two in turn (tests/CMakeLists.txt).
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "atomic_file.h"
+#include "dfg.h"
+#include "engine_files.h"
+#include "engine_sh.h"
+#include "gltf_ibl.h"
+#include "rgbd.h"
+#include "gpu_formats.h"
+#include "ibl_ktx2.h"
+#include "projection.h"
+#include "specular_prefilter.h"
+#include "test_support.h"
+
+using namespace bake;
+using nlohmann::json;
+
+namespace {
+
+// Texel values of one image before and after the format's rounding, for the reader to compare.
+json texel_values(const Image& image, KtxFormat format) {
+    json source = json::array(), rounded = json::array();
+    for (std::size_t t = 0; t < image.pixel_count(); ++t) {
+        const float* v = &image.rgb[3 * t];
+        float r[3] = {v[0], v[1], v[2]};
+        if (format == KtxFormat::Rgba16Float)
+            for (int c = 0; c < 3; ++c) r[c] = half_to_float(float_to_half(v[c]));
+        if (format == KtxFormat::B10G11R11UFloat) unpack_b10g11r11(pack_b10g11r11(v[0], v[1], v[2]), r);
+        if (format == KtxFormat::E5B9G9R9UFloat) unpack_e5b9g9r9(pack_e5b9g9r9(v[0], v[1], v[2]), r);
+        for (int c = 0; c < 3; ++c) {
+            source.push_back(v[c]);
+            rounded.push_back(r[c]);
+        }
+    }
+    return {{"source", source}, {"rounded", rounded}};
+}
+
+// The expectation of one KTX2 file: header fields, key/values and the texels of the first and last level.
+json ktx_expectation(const std::string& file, const KtxImages& images, const KtxWriteOptions& o, const json& kv) {
+    const int last = static_cast<int>(images.levels.size()) - 1;
+    json faces_first = json::array(), faces_last = json::array();
+    for (const Image* face : images.levels[0]) faces_first.push_back(texel_values(*face, o.format));
+    for (const Image* face : images.levels[last]) faces_last.push_back(texel_values(*face, o.format));
+    return {{"file", file},
+            {"format", ktx_format_name(o.format)},
+            {"vkFormat", ktx_vk_format(o.format)},
+            {"width", images.width},
+            {"height", images.height},
+            {"faces", images.faces},
+            {"levels", images.levels.size()},
+            {"zstd", o.zstd_level},
+            {"key_values", kv},
+            {"first_level", faces_first},
+            {"last_level", faces_last}};
+}
+
+json write_ktx2_files(const std::string& dir, const EngineTestScene& scene) {
+    json list = json::array();
+    const KtxImages spec = cube_chain_images(scene.specular_chain);
+    const json spec_kv = {{"bakeConvention", kKtxConvention}};
+    struct Variant {
+        const char* name;
+        KtxFormat format;
+        int zstd;
+    };
+    for (const Variant& v : {Variant{"spec_rgba16f.ktx2", KtxFormat::Rgba16Float, 0},
+                             Variant{"spec_rgba32f_zstd.ktx2", KtxFormat::Rgba32Float, 3},
+                             Variant{"spec_b10g11r11.ktx2", KtxFormat::B10G11R11UFloat, 0},
+                             Variant{"spec_e5b9g9r9_zstd.ktx2", KtxFormat::E5B9G9R9UFloat, 19}}) {
+        KtxWriteOptions o;
+        o.format = v.format;
+        o.zstd_level = v.zstd;
+        write_specular_ktx2(dir + "/" + v.name, scene.specular_chain, o);
+        list.push_back(ktx_expectation(v.name, spec, o, spec_kv));
+    }
+    KtxWriteOptions o;
+    write_irradiance_cube_ktx2(dir + "/irr_cube.ktx2", scene.irradiance_cube, o);
+    const std::vector<CubeMap> irr{scene.irradiance_cube};
+    list.push_back(ktx_expectation("irr_cube.ktx2", cube_chain_images(irr), o, spec_kv));
+    write_irradiance_equirect_ktx2(dir + "/irr_equirect.ktx2", scene.irradiance_equirect, o);
+    list.push_back(ktx_expectation("irr_equirect.ktx2", image_2d_images(scene.irradiance_equirect), o, spec_kv));
+    o.format = KtxFormat::B10G11R11UFloat;
+    write_dfg_ktx2(dir + "/dfg.ktx2", scene.dfg, o);
+    list.push_back(ktx_expectation("dfg.ktx2", image_2d_images(scene.dfg), o, spec_kv));
+    return list;
+}
+
+// The SH files, and E(n) at 64 directions for the engines' classes to reproduce.
+json write_sh_files(const std::string& dir, const EngineTestScene& scene) {
+    write_threejs_light_probe(dir + "/light_probe.json", scene.radiance);
+    write_babylon_sh(dir + "/babylon_sh.json", scene.radiance);
+    json directions = json::array(), irradiance = json::array();
+    for (const Vec3& n : test::fibonacci_sphere(64)) {
+        directions.push_back({n.x, n.y, n.z});
+        const Rgb e = eval_sh(scene.irradiance, n);
+        irradiance.push_back({e[0], e[1], e[2]});
+    }
+    return {{"light_probe", "light_probe.json"}, {"babylon", "babylon_sh.json"},
+            {"directions", directions}, {"irradiance", irradiance}};
+}
+
+// The glTF IBL as .gltf and .glb from the chain's first three levels (16, 8, 4), with the float
+// texels and RGBD's bound for each, for the reader to decode the PNGs back.
+json write_gltf_files(const std::string& dir, const EngineTestScene& scene) {
+    const std::vector<CubeMap> chain(scene.specular_chain.begin(), scene.specular_chain.begin() + 3);
+    write_gltf_ibl(dir + "/ibl.gltf", chain, scene.radiance);
+    write_gltf_ibl(dir + "/ibl.glb", chain, scene.radiance);
+    json levels = json::array();
+    for (const CubeMap& level : chain) {
+        json faces = json::array();
+        for (const Image& face : level.faces) {
+            json values = json::array(), bounds = json::array();
+            for (std::size_t t = 0; t < face.pixel_count(); ++t) {
+                const float* v = &face.rgb[3 * t];
+                values.insert(values.end(), {v[0], v[1], v[2]});
+                const double m = std::max({v[0], v[1], v[2]});
+                bounds.push_back(m > 255 ? -1.0 : rgbd_error_bound(m) * m);  // -1: clipped, not compared
+            }
+            faces.push_back({{"values", values}, {"bounds", bounds}});
+        }
+        levels.push_back(faces);
+    }
+    return {{"files", {"ibl.gltf", "ibl.glb"}}, {"levels", levels}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: bake_engine_files DIR\n");
+        return 2;
+    }
+    const std::string dir = argv[1];
+    try {
+        const EngineTestScene scene = make_engine_test_scene();
+        json expected;
+        expected["ktx2"] = write_ktx2_files(dir, scene);
+        expected["sh"] = write_sh_files(dir, scene);
+        expected["gltf"] = write_gltf_files(dir, scene);
+        write_text_atomically(dir + "/expected.json", expected.dump());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bake_engine_files: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,297 @@
+// KTX2 files (src/core/outputs/ktx2_writer.h, ibl_ktx2.h) read back by a reader written here from the
+// KTX 2.0 specification: identifier, header, index, the Data Format Descriptor word by word against
+// the Data Format Specification's tables, key/values, level order and alignment, Zstandard levels, and
+// every texel against the format's rounding of what was written. tests/js/check_outputs.mjs reads the
+// same kind of files with ktx-parse (npm), an independent reader.
+#include <catch2/catch.hpp>
+
+#include <zstd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "errors.h"
+#include "gpu_formats.h"
+#include "ibl_ktx2.h"
+#include "ktx2_writer.h"
+#include "test_support.h"
+
+using namespace bake;
+
+namespace {
+
+std::uint32_t u32(const std::vector<std::uint8_t>& b, std::size_t at) {
+    REQUIRE(at + 4 <= b.size());
+    return b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (static_cast<std::uint32_t>(b[at + 3]) << 24);
+}
+std::uint64_t u64(const std::vector<std::uint8_t>& b, std::size_t at) {
+    return u32(b, at) | (static_cast<std::uint64_t>(u32(b, at + 4)) << 32);
+}
+
+struct ParsedKtx2 {
+    std::uint32_t header[9];
+    std::vector<std::uint32_t> dfd;  // dfdTotalSize first
+    std::vector<std::pair<std::string, std::string>> kv;
+    std::vector<std::uint64_t> offset, length, uncompressed;
+    std::vector<std::vector<std::uint8_t>> levels;  // inflated
+};
+
+ParsedKtx2 parse(const std::vector<std::uint8_t>& b) {
+    const std::uint8_t id[12] = {0xAB, 'K', 'T', 'X', ' ', '2', '0', 0xBB, '\r', '\n', 0x1A, '\n'};
+    REQUIRE(b.size() > 80);
+    REQUIRE(std::memcmp(b.data(), id, 12) == 0);
+    ParsedKtx2 p;
+    for (int i = 0; i < 9; ++i) p.header[i] = u32(b, 12 + 4 * i);
+    const std::uint32_t levels = std::max(1u, p.header[7]);
+    const std::uint32_t dfd_offset = u32(b, 48), dfd_length = u32(b, 52), kvd_offset = u32(b, 56), kvd_length = u32(b, 60);
+    CHECK(u64(b, 64) == 0);  // no supercompression global data
+    CHECK(u64(b, 72) == 0);
+    CHECK(dfd_offset == 80 + 24 * levels);
+    for (std::uint32_t at = dfd_offset; at < dfd_offset + dfd_length; at += 4) p.dfd.push_back(u32(b, at));
+    CHECK(p.dfd[0] == dfd_length);
+    CHECK(kvd_offset == dfd_offset + dfd_length);
+    for (std::size_t at = kvd_offset; at < kvd_offset + kvd_length;) {
+        const std::uint32_t n = u32(b, at);
+        const std::string entry(reinterpret_cast<const char*>(b.data() + at + 4), n);
+        const auto nul = entry.find('\0');
+        REQUIRE(nul != std::string::npos);
+        REQUIRE(entry.back() == '\0');
+        p.kv.emplace_back(entry.substr(0, nul), entry.substr(nul + 1, n - nul - 2));
+        at += 4 + (n + 3) / 4 * 4;
+    }
+    for (std::uint32_t i = 0; i < levels; ++i) {
+        p.offset.push_back(u64(b, 80 + 24 * i));
+        p.length.push_back(u64(b, 88 + 24 * i));
+        p.uncompressed.push_back(u64(b, 96 + 24 * i));
+        REQUIRE(p.offset[i] + p.length[i] <= b.size());
+        std::vector<std::uint8_t> data(b.begin() + static_cast<long>(p.offset[i]),
+                                       b.begin() + static_cast<long>(p.offset[i] + p.length[i]));
+        if (p.header[8] == 2) {
+            std::vector<std::uint8_t> out(p.uncompressed[i]);
+            const std::size_t n = ZSTD_decompress(out.data(), out.size(), data.data(), data.size());
+            REQUIRE(!ZSTD_isError(n));
+            REQUIRE(n == out.size());
+            data = out;
+        }
+        p.levels.push_back(data);
+    }
+    return p;
+}
+
+// What the file must hold for one written value: the format's encoding, decoded by its definition.
+void decode_texel(KtxFormat f, const std::uint8_t* p, float out[4]) {
+    std::uint32_t w[4];
+    std::memcpy(w, p, f == KtxFormat::Rgba32Float ? 16 : f == KtxFormat::Rgba16Float ? 8 : 4);
+    switch (f) {
+        case KtxFormat::Rgba16Float:
+            for (int c = 0; c < 4; ++c) out[c] = half_to_float(static_cast<std::uint16_t>(c % 2 ? w[c / 2] >> 16 : w[c / 2]));
+            break;
+        case KtxFormat::Rgba32Float: std::memcpy(out, w, 16); break;
+        case KtxFormat::B10G11R11UFloat: unpack_b10g11r11(w[0], out), out[3] = 1; break;
+        case KtxFormat::E5B9G9R9UFloat: unpack_e5b9g9r9(w[0], out), out[3] = 1; break;
+    }
+}
+void expected_texel(KtxFormat f, const float* rgb, float out[3]) {
+    switch (f) {
+        case KtxFormat::Rgba16Float:
+            for (int c = 0; c < 3; ++c) out[c] = half_to_float(float_to_half(rgb[c]));
+            break;
+        case KtxFormat::Rgba32Float: std::memcpy(out, rgb, 12); break;
+        case KtxFormat::B10G11R11UFloat: unpack_b10g11r11(pack_b10g11r11(rgb[0], rgb[1], rgb[2]), out); break;
+        case KtxFormat::E5B9G9R9UFloat: unpack_e5b9g9r9(pack_e5b9g9r9(rgb[0], rgb[1], rgb[2]), out); break;
+    }
+}
+
+// The Basic DFD block the Data Format Specification 1.4 gives for each format (its tables for the
+// 16/32-bit float RGBA formats, the B10G11R11 packed floats and the E5B9G9R9 example), as words.
+std::vector<std::uint32_t> spec_dfd(KtxFormat f) {
+    auto header = [](std::uint32_t samples, std::uint32_t bytes) {
+        const std::uint32_t block = 24 + 16 * samples;
+        return std::vector<std::uint32_t>{4 + block, 0, 2 | (block << 16), 0x00010101, 0, bytes, 0};
+    };
+    auto sample = [](std::vector<std::uint32_t>& v, std::uint32_t offset, std::uint32_t bits, std::uint32_t type,
+                     std::uint32_t lower, std::uint32_t upper) {
+        v.insert(v.end(), {offset | ((bits - 1) << 16) | (type << 24), 0, lower, upper});
+    };
+    std::vector<std::uint32_t> v;
+    switch (f) {
+        case KtxFormat::Rgba16Float:
+        case KtxFormat::Rgba32Float: {
+            const std::uint32_t bits = f == KtxFormat::Rgba16Float ? 16 : 32;
+            v = header(4, bits / 2);
+            for (std::uint32_t c : {0u, 1u, 2u, 15u}) sample(v, (c == 15 ? 3 : c) * bits, bits, 0xC0 | c, 0xBF800000u, 0x3F800000u);
+            break;
+        }
+        case KtxFormat::B10G11R11UFloat:
+            v = header(3, 4);
+            sample(v, 0, 11, 0x80, 0, 0x3F800000u);
+            sample(v, 11, 11, 0x81, 0, 0x3F800000u);
+            sample(v, 22, 10, 0x82, 0, 0x3F800000u);
+            break;
+        case KtxFormat::E5B9G9R9UFloat:
+            v = header(6, 4);
+            for (std::uint32_t c = 0; c < 3; ++c) {
+                sample(v, 9 * c, 9, c, 0, 8448);
+                sample(v, 27, 5, 0x20 | c, 15, 31);
+            }
+            break;
+    }
+    return v;
+}
+
+// A chain of cube levels whose texels all differ (and span the formats' range).
+std::vector<CubeMap> test_chain(int n) {
+    std::vector<CubeMap> chain;
+    for (int size = n, level = 0; size >= 1; size /= 2, ++level) {
+        CubeMap cube(size);
+        for (int f = 0; f < 6; ++f)
+            for (int r = 0; r < size; ++r)
+                for (int c = 0; c < size; ++c)
+                    for (int ch = 0; ch < 3; ++ch)
+                        cube.faces[f].at(r, c)[ch] =
+                            static_cast<float>(std::exp2(0.37 * f + 0.11 * r - 0.07 * c + 1.3 * ch - level) * 0.9);
+        chain.push_back(cube);
+    }
+    return chain;
+}
+
+const KtxFormat kAllFormats[] = {KtxFormat::Rgba16Float, KtxFormat::Rgba32Float, KtxFormat::B10G11R11UFloat,
+                                 KtxFormat::E5B9G9R9UFloat};
+
+void check_texture(const std::vector<std::uint8_t>& bytes, const KtxImages& images, const KtxWriteOptions& o) {
+    const ParsedKtx2 p = parse(bytes);
+    const int levels = static_cast<int>(images.levels.size());
+    CHECK(p.header[0] == ktx_vk_format(o.format));
+    CHECK(p.header[1] == (o.format == KtxFormat::Rgba16Float ? 2u : 4u));
+    CHECK(p.header[2] == static_cast<std::uint32_t>(images.width));
+    CHECK(p.header[3] == static_cast<std::uint32_t>(images.height));
+    CHECK(p.header[4] == 0);
+    CHECK(p.header[5] == 0);
+    CHECK(p.header[6] == static_cast<std::uint32_t>(images.faces));
+    CHECK(p.header[7] == static_cast<std::uint32_t>(levels));
+    CHECK(p.header[8] == (o.zstd_level > 0 ? 2u : 0u));
+    CHECK(p.dfd == spec_dfd(o.format));
+    // Key/values sorted by key; the writer's own present.
+    std::map<std::string, std::string> kv(p.kv.begin(), p.kv.end());
+    for (std::size_t i = 1; i < p.kv.size(); ++i) CHECK(p.kv[i - 1].first < p.kv[i].first);
+    CHECK(kv["KTXorientation"] == "rd");
+    CHECK(kv["KTXwriter"].rfind("bake-irradiance ", 0) == 0);
+    CHECK(kv.count("KTXwriterScParams") == (o.zstd_level > 0 ? 1u : 0u));
+    // Levels stored smallest first, each aligned without supercompression; every texel as rounded.
+    const std::size_t texel = static_cast<std::size_t>(ktx_texel_bytes(o.format));
+    for (int i = 0; i < levels; ++i) {
+        INFO("level " << i);
+        if (i + 1 < levels) CHECK(p.offset[i] > p.offset[i + 1]);
+        if (o.zstd_level == 0) {
+            CHECK(p.offset[i] % texel == 0);
+            CHECK(p.length[i] == p.uncompressed[i]);
+        }
+        const std::size_t face_texels = images.levels[i][0]->pixel_count();
+        REQUIRE(p.levels[i].size() == face_texels * texel * images.faces);
+        for (int f = 0; f < images.faces; ++f) {
+            const Image& im = *images.levels[i][f];
+            for (std::size_t t = 0; t < face_texels; ++t) {
+                float got[4], want[3];
+                decode_texel(o.format, p.levels[i].data() + (f * face_texels + t) * texel, got);
+                expected_texel(o.format, &im.rgb[3 * t], want);
+                REQUIRE(got[0] == want[0]);
+                REQUIRE(got[1] == want[1]);
+                REQUIRE(got[2] == want[2]);
+                REQUIRE(got[3] == 1.0f);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("ktx2: a cube chain in every format, with and without zstd, reads back texel for texel", "[ktx2]") {
+    const std::vector<CubeMap> chain = test_chain(16);
+    const KtxImages images = cube_chain_images(chain);
+    for (KtxFormat format : kAllFormats) {
+        for (int zstd : {0, 3}) {
+            INFO(ktx_format_name(format) << " zstd " << zstd);
+            KtxWriteOptions o;
+            o.format = format;
+            o.zstd_level = zstd;
+            o.key_values = {{"bakeTest", "value"}};
+            const std::vector<std::uint8_t> bytes = encode_ktx2(images, o);
+            check_texture(bytes, images, o);
+            CHECK(parse(bytes).kv.size() == (zstd ? 4u : 3u));
+        }
+    }
+}
+
+TEST_CASE("ktx2: 2D textures (a lat-long map, a partial chain of a non-square image)", "[ktx2]") {
+    Image equirect(32, 16);
+    for (std::size_t i = 0; i < equirect.rgb.size(); ++i) equirect.rgb[i] = static_cast<float>(0.001 * i * i);
+    KtxWriteOptions o;
+    check_texture(encode_ktx2(image_2d_images(equirect), o), image_2d_images(equirect), o);
+    // Levels 32x16, 16x8, 8x4: any prefix of the chain is a valid texture.
+    Image l1(16, 8), l2(8, 4);
+    l1.rgb.assign(l1.rgb.size(), 2.0f);
+    l2.rgb.assign(l2.rgb.size(), 3.0f);
+    KtxImages partial;
+    partial.width = 32;
+    partial.height = 16;
+    partial.levels = {{&equirect}, {&l1}, {&l2}};
+    o.format = KtxFormat::E5B9G9R9UFloat;
+    check_texture(encode_ktx2(partial, o), partial, o);
+}
+
+TEST_CASE("ktx2: the outputs' key/values state the convention, content and roughness", "[ktx2]") {
+    const std::vector<CubeMap> chain = test_chain(4);
+    const std::string dir = test::scratch("ktx2_outputs");
+    write_specular_ktx2(dir + "/spec.ktx2", chain, KtxWriteOptions{});
+    const auto bytes = test::read_bytes(dir + "/spec.ktx2");
+    const ParsedKtx2 p = parse(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+    std::map<std::string, std::string> kv(p.kv.begin(), p.kv.end());
+    CHECK(kv["bakeSpecularRoughness"] == "0 0.5 1");
+    CHECK(kv["bakeConvention"] == kKtxConvention);
+    CHECK(kv["bakeContent"].find("GGX") != std::string::npos);
+    CHECK(p.header[6] == 6);
+    CHECK(p.header[7] == 3);
+}
+
+TEST_CASE("ktx2: what is no texture is refused, and nothing is left behind", "[ktx2]") {
+    const std::vector<CubeMap> chain = test_chain(8);
+    KtxImages images = cube_chain_images(chain);
+    KtxWriteOptions o;
+    SECTION("a level of the wrong size") { images.levels[1][3] = &chain[2].faces[3]; }
+    SECTION("a level missing a face") { images.levels[2].pop_back(); }
+    SECTION("more levels than the size allows") { images.levels.push_back(images.levels.back()); }
+    SECTION("a non-square cube") { images.height = 4; }
+    SECTION("a zstd level out of range") { o.zstd_level = 23; }
+    SECTION("a reserved key") { o.key_values = {{"KTXorientation", "ru"}}; }
+    SECTION("a key twice") { o.key_values = {{"a", "1"}, {"a", "2"}}; }
+    SECTION("no levels") { images.levels.clear(); }
+    CHECK_THROWS_AS(encode_ktx2(images, o), std::invalid_argument);
+    const std::string dir = test::scratch("ktx2_refused");
+    CHECK_THROWS_AS(write_ktx2(dir + "/x.ktx2", images, o), OutputError);
+    CHECK(std::filesystem::is_empty(dir));
+}
+
+TEST_CASE("ktx2: an unwritable path is one clear OutputError", "[ktx2]") {
+    const std::vector<CubeMap> chain = test_chain(2);
+    try {
+        write_specular_ktx2("no_such_folder/spec.ktx2", chain, KtxWriteOptions{});
+        FAIL("no error");
+    } catch (const OutputError& e) {
+        CHECK(std::string(e.what()).find("no_such_folder/spec.ktx2: ") == 0);
+    }
+}
+
+TEST_CASE("ktx2: format names", "[ktx2]") {
+    for (KtxFormat f : kAllFormats) {
+        KtxFormat parsed{};
+        REQUIRE(parse_ktx_format(ktx_format_name(f), &parsed));
+        CHECK(parsed == f);
+    }
+    KtxFormat unused{};
+    CHECK_FALSE(parse_ktx_format("rgba8", &unused));
+}
