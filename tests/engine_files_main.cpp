@@ -11,7 +11,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+#include <stdexcept>
+
 #include "atomic_file.h"
+#include "coefficients_json.h"
+#include "image_io.h"
+#include "layout.h"
+#include "specular_io.h"
 #include "dfg.h"
 #include "engine_files.h"
 #include "engine_sh.h"
@@ -134,11 +141,45 @@ json write_gltf_files(const std::string& dir, const EngineTestScene& scene) {
     return {{"files", {"ibl.gltf", "ibl.glb"}}, {"levels", levels}};
 }
 
+// The tool's own files (issue 21's CLI: -o .ktx2, --specular .ktx2, --sh-format), written by the
+// binary at `cli` from the bundled sample into dir/cli, with the expectations read back from the
+// same run's EXR and JSON outputs: what the readers check is what a user's command writes.
+void write_cli_files(const std::string& cli, const std::string& dir) {
+    const std::string out = dir + "/cli";
+    const std::string cmd = "'" + cli + "' '" + std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr' --device cpu -q --warn-error 1e300" +
+                            " -o '" + out + "/irr.ktx2' -o '" + out + "/irr.exr' -o '" + out + "/irr.json' --size 8" +
+                            " --specular '" + out + "/spec.ktx2' --specular-size 16 --ktx-zstd 3" +
+                            " --sh-format threejs '" + out + "/light_probe.json' --sh-format babylon '" + out + "/babylon_sh.json'";
+    const std::string spec_exr = "'" + cli + "' '" + std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr' --device cpu -q " +
+                                 "--warn-error 1e300 --specular '" + out + "/spec.exr' --specular-size 16";
+    if (std::system(("mkdir -p '" + out + "' && " + cmd + " && " + spec_exr).c_str()) != 0)
+        throw std::runtime_error("bake-irradiance failed: " + cmd);
+    KtxWriteOptions o;
+    o.zstd_level = 3;
+    const json kv = {{"bakeConvention", kKtxConvention}};
+    const std::vector<CubeMap> irr{extract_cube(load_image(out + "/irr.exr").image, Layout::VStrip)};
+    const std::vector<CubeMap> chain = read_specular_exr(out + "/spec.exr");
+    const CoefficientsDocument doc = read_coefficients_json(out + "/irr.json");
+    json directions = json::array(), irradiance = json::array();
+    for (const Vec3& n : test::fibonacci_sphere(64)) {
+        directions.push_back({n.x, n.y, n.z});
+        const Rgb e = eval_sh(doc.irradiance, n);
+        irradiance.push_back({e[0], e[1], e[2]});
+    }
+    json expected;
+    expected["ktx2"] = {ktx_expectation("irr.ktx2", cube_chain_images(irr), o, kv),
+                        ktx_expectation("spec.ktx2", cube_chain_images(chain), o, kv)};
+    expected["sh"] = {{"light_probe", "light_probe.json"}, {"babylon", "babylon_sh.json"},
+                      {"directions", directions}, {"irradiance", irradiance}};
+    expected["gltf"] = {{"files", json::array()}};
+    write_text_atomically(out + "/expected.json", expected.dump());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: bake_engine_files DIR\n");
+    if (argc != 2 && argc != 3) {
+        std::fprintf(stderr, "usage: bake_engine_files DIR [BAKE_IRRADIANCE]\n");
         return 2;
     }
     const std::string dir = argv[1];
@@ -149,6 +190,7 @@ int main(int argc, char** argv) {
         expected["sh"] = write_sh_files(dir, scene);
         expected["gltf"] = write_gltf_files(dir, scene);
         write_text_atomically(dir + "/expected.json", expected.dump());
+        if (argc == 3) write_cli_files(argv[2], dir);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bake_engine_files: %s\n", e.what());
         return 1;

@@ -15,7 +15,14 @@
 #include <string>
 #include <vector>
 
+#include <fstream>
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
+#include "dfg.h"
 #include "errors.h"
+#include "image_io.h"
 #include "gpu_formats.h"
 #include "ibl_ktx2.h"
 #include "ktx2_writer.h"
@@ -294,4 +301,37 @@ TEST_CASE("ktx2: format names", "[ktx2]") {
     }
     KtxFormat unused{};
     CHECK_FALSE(parse_ktx_format("rgba8", &unused));
+}
+
+// Issue 21 through the tool: -o .ktx2, --dfg .ktx2 with --ktx-format, --gltf. Each file is read back
+// here against what the same run (or the library) wrote as floats.
+TEST_CASE("ktx2: the tool writes -o .ktx2, --dfg .ktx2 and --gltf as it writes their EXR and JSON", "[ktx2][cli]") {
+    const std::string dir = test::scratch("ktx2_cli");
+    auto bytes_of = [](const std::string& path) {
+        std::ifstream in(path, std::ios::binary);
+        return std::vector<std::uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    };
+    const std::string tool = BAKE_CLI_PATH, sample = std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr";
+    auto run = [&](const std::string& args) { return std::system(("'" + tool + "' " + args + " >/dev/null 2>&1").c_str()); };
+    REQUIRE(run("'" + sample + "' --device cpu --warn-error 1e300 -o " + dir + "/e.ktx2 -o " + dir +
+                "/e.exr --output-layout equirect --size 8 --ktx-format rgba32f") == 0);
+    KtxWriteOptions o;
+    o.format = KtxFormat::Rgba32Float;
+    const Image equirect = load_image(dir + "/e.exr").image;
+    check_texture(bytes_of(dir + "/e.ktx2"), image_2d_images(equirect), o);
+
+    REQUIRE(run("--dfg " + dir + "/d.ktx2 --dfg-size 16 --ktx-format b10g11r11") == 0);
+    o.format = KtxFormat::B10G11R11UFloat;
+    check_texture(bytes_of(dir + "/d.ktx2"), image_2d_images(compute_dfg_table(16)), o);
+
+    // --gltf: its chain stops at 16x16 (roughness 1 there): 64, 32, 16 from --specular-size 64.
+    REQUIRE(run("'" + sample + "' --device cpu --warn-error 1e300 --gltf " + dir + "/ibl.gltf --specular-size 64") == 0);
+    const nlohmann::json gltf = nlohmann::json::parse(std::ifstream(dir + "/ibl.gltf"));
+    const nlohmann::json& light = gltf["extensions"]["EXT_lights_image_based"]["lights"][0];
+    CHECK(light["specularImageSize"] == 64);
+    CHECK(light["specularImages"].size() == 3);
+    for (const auto& level : light["specularImages"]) CHECK(level.size() == 6);
+    CHECK(light["irradianceCoefficients"].size() == 9);
+    // Options that only shape .ktx2 files are usage errors without one.
+    CHECK(run("'" + sample + "' -o " + dir + "/x.json --ktx-zstd 3") == 2 * 256);
 }

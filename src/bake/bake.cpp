@@ -67,14 +67,14 @@ struct Bake::State {
     AnalysisCells cells;
     std::optional<Image> map;          // the irradiance map, when an output needs one
     double map_ms = 0;
-    std::optional<SpecularBake> specular;
+    std::optional<SpecularBake> specular, gltf_chain;
     std::optional<CheckFailed> failed_compare, failed_golden;
 };
 
 void Bake::run(const BakeJob& job, const std::function<LoadedInput()>& get_loaded, FileReport& rep) {
     const std::optional<CoefficientsDocument> golden = read_golden(job);
     log_.stage("load");
-    State st{job, rep, get_loaded(), {}, {}, {}, {}, 0, {}, {}, {}};
+    State st{job, rep, get_loaded(), {}, {}, {}, {}, 0, {}, {}, {}, {}};
     rep.timings.load = st.loaded.load_ms;
     rep.files = st.loaded.record.inputs;
     rep.layout = layout_name(st.loaded.env.layout);
@@ -89,16 +89,17 @@ void Bake::run(const BakeJob& job, const std::function<LoadedInput()>& get_loade
     if (s_.compare) compare(st);
     if (outputs_need_map(job) && !st.map) irradiance_map(st);
     if (st.map) rep.timings.irradiance = st.map_ms;
-    if (!job.specular.empty()) specular(st);
+    if (!job.specular.empty() || !job.gltf.empty()) specular(st);
     const BakeRecord& record = st.loaded.record;
     const Image* map = st.map ? &*st.map : nullptr;
     const SpecularBake* chain = st.specular ? &*st.specular : nullptr;
     check_float_range(job.label, record, map, chain);
+    if (st.gltf_chain) check_float_range(job.label, record, nullptr, &*st.gltf_chain);
 
     // Outputs: all of the input's, or none.
     log_.stage("write");
     const Stopwatch write_watch;
-    write_outputs(BakeProducts{job, s_, st.loaded.env, record, map, chain}, rep);
+    write_outputs(BakeProducts{job, s_, st.loaded.env, record, map, chain, st.gltf_chain ? &*st.gltf_chain : nullptr}, rep);
     rep.timings.write = write_watch.ms();
 
     if (golden) check(st, *golden);  // after the outputs: a changed result can be inspected
@@ -172,9 +173,17 @@ void Bake::irradiance_map(State& st) {
                           });
 }
 
-// The GGX chain (--specular), and with --compare its comparisons.
+// The GGX chain (--specular) and with --compare its comparisons; --gltf's own chain, whose last
+// level (roughness 1) is 16x16, as EXT_lights_image_based wants it.
 void Bake::specular(State& st) {
     log_.stage("specular");
+    if (!st.job.gltf.empty()) {
+        SpecularSettings gltf = s_.specular;
+        gltf.last_size = std::min(s_.gltf_last_size, gltf.base_size);
+        st.gltf_chain = devices_.run(Operation::Specular, st.job.label,
+                                     [&](Backend& b) { return bake_specular(st.loaded.env, gltf, b, s_.threads); });
+    }
+    if (st.job.specular.empty()) return;
     st.specular = devices_.run(Operation::Specular, st.job.label,
                                [&](Backend& b) { return bake_specular(st.loaded.env, s_.specular, b, s_.threads); });
     st.rep.timings.specular = st.specular->source_ms + st.specular->prefilter_ms;

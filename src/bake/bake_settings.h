@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "environment_loader.h"
 #include "golden_check.h"
+#include "ktx2_writer.h"
 #include "shader_snippet.h"
 #include "sh_window.h"
 #include "specular_prefilter.h"
@@ -33,6 +34,8 @@ struct BakeSettings {
     double tolerance = 1e-5;          // --compare
     GoldenTolerance golden;
     SpecularSettings specular;        // base_size and samples
+    KtxWriteOptions ktx;              // every .ktx2 output (--ktx-format, --ktx-zstd)
+    int gltf_last_size = 16;          // --gltf's chain stops at this face size (roughness 1 there)
     int preview_width = 512;
     double preview_exposure = 0;
     int threads = 0;
@@ -51,6 +54,8 @@ struct BakeJob {
     std::string golden, preview;
     std::string specular;              // may hold {level}
     std::vector<std::pair<ShaderLanguage, std::string>> emits;
+    std::string gltf;                                            // --gltf: .gltf or .glb
+    std::vector<std::pair<std::string, std::string>> sh_formats;  // --sh-format: engine, file
 };
 
 }  // namespace bake

@@ -4,6 +4,9 @@
 #include <cctype>
 
 #include "atomic_file.h"
+#include "engine_sh.h"
+#include "gltf_ibl.h"
+#include "ibl_ktx2.h"
 #include "bake_manifest.h"
 #include "environment_loader.h"
 #include "ggx.h"
@@ -20,6 +23,11 @@ namespace {
 std::string lower(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
+}
+
+bool has_extension(const std::string& path, const std::string& extension) {
+    const std::string name = lower(path);
+    return name.size() >= extension.size() && name.compare(name.size() - extension.size(), extension.size(), extension) == 0;
 }
 
 // Issue 18 #16: the map did not say what it holds. Its header does now, as string attributes.
@@ -51,12 +59,26 @@ void write_irradiance_exr(const std::string& path, const BakeProducts& p) {
 
 void write_coefficients(const std::string& path, const BakeProducts& p) { write_coefficients_json(path, p.record); }
 
+// The map as a KTX2 texture: a cube (faceCount 6, faces +X -X +Y -Y +Z -Z) or a 2D lat-long.
+void write_irradiance_ktx2(const std::string& path, const BakeProducts& p) {
+    if (p.settings.map.equirect) write_irradiance_equirect_ktx2(path, *p.map, p.settings.ktx);
+    else write_irradiance_cube_ktx2(path, extract_cube(*p.map, Layout::VStrip), p.settings.ktx);
+}
+
+void filament_prescaled(const std::string& path, const ShCoefficients& radiance) {
+    write_filament_sh(path, radiance, FilamentSh::PreScaled);
+}
+void filament_irradiance(const std::string& path, const ShCoefficients& radiance) {
+    write_filament_sh(path, radiance, FilamentSh::Irradiance);
+}
+
 }  // namespace
 
 const std::vector<OutputFormat>& output_formats() {
     static const std::vector<OutputFormat> formats = {
         {".exr", "irradiance map (float RGB OpenEXR)", true, write_irradiance_exr},
         {".json", "SH coefficients and their convention", false, write_coefficients},
+        {".ktx2", "irradiance map (KTX2: a cube of 6 faces, or 2D lat-long; --ktx-format)", true, write_irradiance_ktx2},
     };
     return formats;
 }
@@ -70,6 +92,15 @@ const OutputFormat* output_format_for(const std::string& path) {
     return nullptr;
 }
 
+ShWriter parse_sh_engine(const std::string& name) {
+    if (name == "threejs") return write_threejs_light_probe;
+    if (name == "filament") return filament_prescaled;
+    if (name == "filament-irradiance") return filament_irradiance;
+    if (name == "unity") return write_unity_sh;
+    if (name == "babylon") return write_babylon_sh;
+    return nullptr;
+}
+
 std::vector<std::string> planned_outputs(const BakeJob& job, const BakeSettings& settings) {
     std::vector<std::string> out;
     if (!job.specular.empty()) {
@@ -80,6 +111,8 @@ std::vector<std::string> planned_outputs(const BakeJob& job, const BakeSettings&
     out.insert(out.end(), job.outputs.begin(), job.outputs.end());
     if (!job.preview.empty()) out.push_back(job.preview);
     for (const auto& e : job.emits) out.push_back(e.second);
+    for (const auto& e : job.sh_formats) out.push_back(e.second);
+    if (!job.gltf.empty()) out.push_back(job.gltf);
     return out;
 }
 
@@ -107,7 +140,9 @@ void write_outputs(const BakeProducts& p, FileReport& rep) {
     {
         const OutputSet::Scope every_write_joins_the_set(set);
         if (p.specular) {
-            const std::vector<std::string> files = write_specular(job.specular, *p.specular);
+            std::vector<std::string> files = {job.specular};
+            if (has_extension(job.specular, ".ktx2")) write_specular_ktx2(job.specular, p.specular->chain, p.settings.ktx);
+            else files = write_specular(job.specular, *p.specular);
             written.outputs.insert(written.outputs.end(), files.begin(), files.end());
             written.specular = specular_json(*p.specular, files);
         }
@@ -129,6 +164,14 @@ void write_outputs(const BakeProducts& p, FileReport& rep) {
             write_text_atomically(file, emit_shader_snippet(language, p.record.irradiance, job.label));
             written.outputs.push_back(file);
             written.emitted.push_back({{"language", language == ShaderLanguage::Glsl ? "glsl" : "hlsl"}, {"file", file}});
+        }
+        for (const auto& [engine, file] : job.sh_formats) {
+            parse_sh_engine(engine)(file, p.record.radiance);
+            written.outputs.push_back(file);
+        }
+        if (p.gltf_chain) {
+            write_gltf_ibl(job.gltf, p.gltf_chain->chain, p.record.radiance);
+            written.outputs.push_back(job.gltf);
         }
     }
     // --skip-unchanged: the manifest of this bake, in the same set (bake_manifest.h).

@@ -20,7 +20,12 @@ struct BakeProducts {
     const BakeRecord& record;
     const Image* map;               // the irradiance map, when an output needs one
     const SpecularBake* specular;   // --specular
+    const SpecularBake* gltf_chain; // --gltf: the chain down to settings.gltf_last_size
 };
+
+// --sh-format's engines (engine_sh.h says what each file holds): a name's writer, or null.
+using ShWriter = void (*)(const std::string& path, const ShCoefficients& radiance);
+ShWriter parse_sh_engine(const std::string& name);
 
 // A format of -o / --name files, chosen by extension.
 struct OutputFormat {

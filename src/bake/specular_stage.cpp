@@ -29,7 +29,7 @@ SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Ba
     if (settings.source_size <= 0) settings.source_size = default_specular_source_size(env, settings.base_size);
     out.settings = settings;
     // Progress: the source, then every level after the first (each costs about the same).
-    stage_progress::begin(specular_level_count(settings.base_size));
+    stage_progress::begin(settings.levels());
     const Stopwatch source_watch;
     out.input = prepare_specular_input(env, settings.source_size, threads);
     const SpecularInput& input = out.input;

@@ -23,6 +23,7 @@
 #include "depfile.h"
 #include "dfg.h"
 #include "dfg_files.h"
+#include "ibl_ktx2.h"
 #include "environment_loader.h"
 #include "errors.h"
 #include "image_io.h"
@@ -59,10 +60,12 @@ std::pair<int, std::string> refusal(const std::exception& e) {
 }
 
 // The DFG table depends on no input: written once, before the inputs.
-void write_dfg(const std::string& path, int size, int threads) {
+void write_dfg(const std::string& path, int size, int threads, const KtxWriteOptions& ktx) {
     const Image table = compute_dfg_table(size, threads);
     if (ends_with_ci(path, ".png"))
         write_dfg_png16(path, table);
+    else if (ends_with_ci(path, ".ktx2"))
+        write_dfg_ktx2(path, table, ktx);
     else
         write_dfg_exr(path, table);
 }
@@ -118,7 +121,7 @@ private:
     void print_out(const std::string& line) { progress_.print(stdout, line); }
 
     // Work that is the GPU's under --device auto (devices.h says why), and whether a context is made.
-    bool gpu_work() const { return !o_.specular.empty() || o_.irradiance == "exact"; }
+    bool gpu_work() const { return !o_.specular.empty() || !o_.gltf.empty() || o_.irradiance == "exact"; }
     bool context_wanted() const { return o_.compare || o_.device == "gpu" || (o_.device == "auto" && gpu_work()); }
     void open_devices();
     std::string bake_inputs(const std::vector<BakeJob>& jobs, class DecodeAhead& decode, RunReport& report);
@@ -231,7 +234,7 @@ int App::run() {
         job_count_ = static_cast<int>(jobs.size());
         prepare_output_folders(o_, jobs);
         if (!o_.dfg.empty()) {
-            write_dfg(o_.dfg, o_.dfg_size, o_.threads);
+            write_dfg(o_.dfg, o_.dfg_size, o_.threads, settings_.ktx);
             report.outputs.push_back(o_.dfg);
         }
         decode = std::make_unique<DecodeAhead>(jobs, settings_, jobs_ahead);

@@ -64,6 +64,9 @@ std::vector<BakeJob> plan_jobs(const Options& o) {
         if (!o.specular.empty()) job.specular = expand(o.specular, job.label, job.index, "--specular", true);
         for (const auto& [lang, file] : o.emits)
             job.emits.emplace_back(*parse_shader_language(lang), expand(file, job.label, job.index, "--emit"));
+        if (!o.gltf.empty()) job.gltf = expand(o.gltf, job.label, job.index, "--gltf");
+        for (const auto& [engine, file] : o.sh_formats)
+            job.sh_formats.emplace_back(engine, expand(file, job.label, job.index, "--sh-format"));
         jobs.push_back(job);
     }
     // Every file the run reads (inputs, their faces, goldens) and writes, compared by what they
@@ -102,6 +105,8 @@ std::vector<BakeJob> plan_jobs(const Options& o) {
                 add_written(expand_level_placeholder(job.specular, level), job.label, "--specular");
         }
         for (const auto& e : job.emits) add_written(e.second, job.label, "--emit");
+        if (!job.gltf.empty()) add_written(job.gltf, job.label, "--gltf");
+        for (const auto& e : job.sh_formats) add_written(e.second, job.label, "--sh-format");
     }
     if (!o.report.empty()) add_written(o.report, "--report", "--report");
     if (!o.dfg.empty()) add_written(o.dfg, "--dfg", "--dfg");
@@ -118,6 +123,8 @@ void prepare_output_folders(const Options& o, const std::vector<BakeJob>& jobs) 
             for (int level = 0; level < levels; ++level) written.push_back(expand_level_placeholder(job.specular, level));
         }
         for (const auto& e : job.emits) written.push_back(e.second);
+        if (!job.gltf.empty()) written.push_back(job.gltf);
+        for (const auto& e : job.sh_formats) written.push_back(e.second);
     }
     if (!o.report.empty()) written.push_back(o.report);
     if (!o.dfg.empty()) written.push_back(o.dfg);

@@ -12,6 +12,7 @@
 
 #include "errors.h"
 #include "output_names.h"
+#include "ktx2_writer.h"
 #include "outputs.h"
 #include "shader_snippet.h"
 #include <nlohmann/json.hpp>
@@ -229,6 +230,21 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
         ->capture_default_str();
     app.add_option("--dfg", o.dfg, "Write the split-sum DFG table (.exr float, or .png 16-bit)")->type_name("FILE");
     app.add_option("--dfg-size", o.dfg_size, "DFG table size")->check(whole_number(1, 1024))->capture_default_str();
+    app.add_option("--gltf", o.gltf, "Write a glTF (.gltf or .glb) with an EXT_lights_image_based light: the SH "
+                                     "irradiance and a GGX chain from --specular-size down to 16x16 as RGBD PNGs")
+        ->type_name("FILE");
+    app.add_option("--sh-format", o.sh_formats, "Write the coefficients as an engine takes them: ENGINE threejs "
+                                                "(LightProbe JSON), filament (cmgen's sh.txt, pre-scaled), "
+                                                "filament-irradiance, unity (SphericalHarmonicsL2 JSON), babylon "
+                                                "(SphericalPolynomial JSON) (repeatable)")
+        ->type_name("ENGINE FILE")
+        ->allow_extra_args(false);
+    app.add_option("--ktx-format", o.ktx_format, "Texel format of .ktx2 outputs: rgba16f, rgba32f, b10g11r11, e5b9g9r9")
+        ->check(one_of({"rgba16f", "rgba32f", "b10g11r11", "e5b9g9r9"}))
+        ->capture_default_str();
+    app.add_option("--ktx-zstd", o.ktx_zstd, "Zstandard supercompression level of .ktx2 outputs (0: none)")
+        ->check(whole_number(0, 22))
+        ->capture_default_str();
     app.add_option("--jobs", jobs, "Batch: decode up to N next inputs on worker threads while one bakes (auto: 2 on "
                                    "the GPU path, 0 on the CPU path)")
         ->check(one_of({"auto"}) | whole_number(0, 64))
@@ -305,13 +321,25 @@ void check_output_names(const Options& o) {
                                                      " writes " + lang + " source");
     }
     if (!o.specular.empty()) {
-        if (!ends_with_ci(o.specular, ".exr"))
-            throw CLI::ValidationError("--specular", "'" + o.specular + "' must end in .exr");
+        if (!ends_with_ci(o.specular, ".exr") && !ends_with_ci(o.specular, ".ktx2"))
+            throw CLI::ValidationError("--specular", "'" + o.specular + "' must end in .exr or .ktx2");
+        if (ends_with_ci(o.specular, ".ktx2") && o.specular.find("{level}") != std::string::npos)
+            throw CLI::ValidationError("--specular", "'" + o.specular + "': a KTX2 file holds every level; {level} is for .exr");
         check_file_name(o.specular, "--specular");
     }
+    if (!o.gltf.empty()) {
+        if (!ends_with_ci(o.gltf, ".gltf") && !ends_with_ci(o.gltf, ".glb"))
+            throw CLI::ValidationError("--gltf", "'" + o.gltf + "' must end in .gltf or .glb");
+        check_file_name(o.gltf, "--gltf");
+    }
+    for (const auto& [engine, file] : o.sh_formats) {
+        if (!parse_sh_engine(engine))
+            throw CLI::ValidationError("--sh-format", "'" + engine + "' is not one of threejs, filament, filament-irradiance, unity, babylon");
+        check_file_name(file, "--sh-format");
+    }
     if (!o.dfg.empty()) {
-        if (!ends_with_ci(o.dfg, ".exr") && !ends_with_ci(o.dfg, ".png"))
-            throw CLI::ValidationError("--dfg", "'" + o.dfg + "' must end in .exr or .png");
+        if (!ends_with_ci(o.dfg, ".exr") && !ends_with_ci(o.dfg, ".png") && !ends_with_ci(o.dfg, ".ktx2"))
+            throw CLI::ValidationError("--dfg", "'" + o.dfg + "' must end in .exr, .png or .ktx2");
         check_file_name(o.dfg, "--dfg");
         check_no_placeholder(o.dfg, "--dfg");
     }
@@ -347,7 +375,7 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
                                    "--emit", "--specular", "--specular-size", "--specular-samples", "--jobs",
                                    "--fail-fast", "--timings", "--clamp-negative", "--replace-nonfinite",
                                    "--max-pixels", "--output", "--out-dir", "--name", "--shard", "--depfile",
-                                   "--skip-unchanged"})
+                                   "--skip-unchanged", "--gltf", "--sh-format"})
             if (given(option)) refuse(option, "without an input (--dfg alone bakes no environment)");
         return;
     }
@@ -365,10 +393,16 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
     }
     if (given("--tolerance") && !o.compare && o.golden.empty()) refuse("--tolerance", "without --compare or --golden");
     if (given("--abs-tolerance") && o.golden.empty()) refuse("--abs-tolerance", "without --golden");
-    if (o.specular.empty())
+    if (o.specular.empty() && o.gltf.empty())
         for (const char* option : {"--specular-size", "--specular-samples"})
-            if (given(option)) refuse(option, "without --specular");
+            if (given(option)) refuse(option, "without --specular or --gltf");
     if (given("--dfg-size") && o.dfg.empty()) refuse("--dfg-size", "without --dfg");
+    const bool ktx_written = ends_with_ci(o.specular, ".ktx2") || ends_with_ci(o.dfg, ".ktx2") ||
+                             std::any_of(o.outputs.begin(), o.outputs.end(), [](const std::string& n) { return ends_with_ci(n, ".ktx2"); }) ||
+                             std::any_of(o.names.begin(), o.names.end(), [](const std::string& n) { return ends_with_ci(n, ".ktx2"); });
+    if (!ktx_written)
+        for (const char* option : {"--ktx-format", "--ktx-zstd"})
+            if (given(option)) refuse(option, "without a .ktx2 output");
     if (o.preview.empty())
         for (const char* option : {"--preview-width", "--preview-exposure"})
             if (given(option)) refuse(option, "without --preview");
@@ -414,7 +448,8 @@ void check_inputs_and_outputs(const Options& o) {
         throw CLI::ValidationError("--output", "-o names the output of one input; with several inputs use --out-dir "
                                                "and --name patterns");
     if (o.has_input() && o.outputs.empty() && o.names.empty() && o.out_dir.empty() && !o.compare && o.golden.empty() &&
-        o.preview.empty() && o.emits.empty() && o.report.empty() && o.specular.empty() && o.dfg.empty() && o.depfile.empty())
+        o.preview.empty() && o.emits.empty() && o.report.empty() && o.specular.empty() && o.dfg.empty() && o.depfile.empty() &&
+        o.gltf.empty() && o.sh_formats.empty())
         throw CLI::ValidationError("--output", "nothing to do: give -o out.exr and/or -o out.json");
     // Each exact texel sums every cell of the source (up to 131072): beyond 6 x 256^2 outputs
     // a bake would take minutes on the CPU path.
@@ -520,6 +555,9 @@ BakeSettings bake_settings(const Options& o) {
     s.golden.absolute = o.abs_tolerance.value_or(0);
     s.specular.base_size = o.specular_size;
     s.specular.samples = o.specular_samples;
+    parse_ktx_format(o.ktx_format, &s.ktx.format);
+    s.ktx.zstd_level = o.ktx_zstd;
+    s.ktx.threads = o.threads;
     s.preview_width = o.preview_width;
     s.preview_exposure = o.preview_exposure;
     s.threads = o.threads;

@@ -60,7 +60,7 @@ void GpuSpecularPrefilter::prepare() { impl_->program(); }
 
 std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const SpecularInput& input, const SpecularSettings& settings) {
     Impl& m = *impl_;
-    const int levels = specular_level_count(settings.base_size);
+    const int levels = settings.levels();
     const std::vector<CubeMap>& source_mips = input.capped_mips;
     std::vector<CubeMap> chain;
     chain.push_back(specular_level_zero(input.mips, settings.base_size));

@@ -17,4 +17,6 @@ if [ -n "$missing" ]; then
   echo "engine readers SKIPPED: missing $missing; run scripts/setup (npm ci --prefix tests/js)"
   exit 77
 fi
-exec node "$here/check_outputs.mjs" "$1"
+node "$here/check_outputs.mjs" "$1"
+# The tool's own outputs, written by bake-irradiance itself (bake_engine_files DIR BAKE_IRRADIANCE).
+if [ -d "$1/cli" ]; then node "$here/check_outputs.mjs" "$1/cli"; fi

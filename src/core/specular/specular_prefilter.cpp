@@ -269,9 +269,11 @@ std::vector<float> specular_bright_parts(const SpecularInput& input, double roug
     return out;
 }
 
+int SpecularSettings::levels() const { return specular_level_count(base_size) - specular_level_count(last_size) + 1; }
+
 std::vector<CubeMap> prefilter_specular_sampled(const SpecularInput& input, const SpecularSettings& settings, int threads) {
     const std::vector<CubeMap>& mips = input.capped_mips;
-    const int levels = specular_level_count(settings.base_size);
+    const int levels = settings.levels();
     const int last_mip = static_cast<int>(mips.size()) - 1;
     std::vector<CubeMap> chain;
     chain.push_back(specular_level_zero(input.mips, settings.base_size));

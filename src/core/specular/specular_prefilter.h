@@ -21,7 +21,10 @@
 namespace bake {
 
 struct SpecularSettings {
-    int base_size = 256;      // face size of level 0 (a power of two); levels down to 1x1
+    int base_size = 256;      // face size of level 0 (a power of two)
+    int last_size = 1;        // face size of the last level (a power of two, at most base_size): roughness 1 there
+    // Levels base_size .. last_size, level i for roughness i / (levels - 1).
+    int levels() const;
     int source_size = 0;      // face size of the source cube the lobe is integrated over; 0: default_specular_source_size
     int samples = 1024;       // GGX samples per output texel of level 1 on the GPU; see specular_level_samples
     double lod_bias = 1.0;    // added to the mip level each sample reads (Karis 2013: +1 smooths the few-sample case)
