@@ -29,6 +29,7 @@ struct Args {
     bool specular_source = false;      // --specular-source: only the specular source cube, CPU only
     std::string specular_maps;         // --specular-maps DIR: with --specular-source, the chain's accuracy on DIR's shared maps
     std::string specular_dir;
+    bool ktx2 = false;                 // --ktx2: only the KTX2 encode/write section, CPU only
 };
 
 // Exits (2) with the usage on an unknown option.

@@ -1,0 +1,100 @@
+// KTX2 chains: encode_ktx2 (conversion, optional Zstandard, the container) and write_ktx2 (the same
+// through an atomic write: temporary file, fsync, rename) of a 6x256^2 cube with its 9 levels,
+// median of `repeats` after one warm-up. The texels are a smooth sky with noise and a bright spot,
+// so that Zstandard sees what a real chain gives it (not zeros).
+#include "ktx2_bench.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "bench_support.h"
+#include "image.h"
+#include "ktx2_writer.h"
+
+namespace bench {
+
+namespace {
+
+std::vector<std::vector<bake::Image>> test_chain(int base) {
+    std::vector<std::vector<bake::Image>> levels;
+    std::uint32_t state = 12345;
+    auto noise = [&] {  // xorshift: reproducible, no <random> distribution differences
+        state ^= state << 13, state ^= state >> 17, state ^= state << 5;
+        return (state & 0xffff) / 65536.0;
+    };
+    for (int size = base; size >= 1; size /= 2) {
+        std::vector<bake::Image> faces;
+        for (int f = 0; f < 6; ++f) {
+            bake::Image img(size, size);
+            for (int r = 0; r < size; ++r)
+                for (int c = 0; c < size; ++c) {
+                    const double u = (c + 0.5) / size, v = (r + 0.5) / size;
+                    const double spot = (f == 2 && std::hypot(u - 0.5, v - 0.5) < 0.03) ? 500.0 : 0.0;
+                    float* px = img.at(r, c);
+                    for (int k = 0; k < 3; ++k)
+                        px[k] = static_cast<float>(0.2 + 0.6 * v + 0.1 * k + 0.05 * noise() + spot);
+                }
+            faces.push_back(std::move(img));
+        }
+        levels.push_back(std::move(faces));
+    }
+    return levels;
+}
+
+}  // namespace
+
+void run_ktx2_bench(int repeats, nlohmann::json* out) {
+    const int base = 256;
+    const auto chain = test_chain(base);
+    bake::KtxImages images;
+    images.width = images.height = base;
+    images.faces = 6;
+    for (const auto& level : chain) {
+        images.levels.emplace_back();
+        for (const auto& face : level) images.levels.back().push_back(&face);
+    }
+    const std::string path = (std::filesystem::temp_directory_path() / "bake-bench-ktx2.ktx2").string();
+    struct Row {
+        bake::KtxFormat format;
+        int zstd;
+    };
+    const Row rows[] = {{bake::KtxFormat::Rgba16Float, 0}, {bake::KtxFormat::Rgba16Float, 3},
+                        {bake::KtxFormat::Rgba16Float, 19}, {bake::KtxFormat::Rgba32Float, 0},
+                        {bake::KtxFormat::B10G11R11UFloat, 0}, {bake::KtxFormat::E5B9G9R9UFloat, 0}};
+    std::string table = "| format | zstd | bytes | encode ms | write ms (fsync, rename) |\n|---|---|---|---|---|\n";
+    for (const Row& row : rows) {
+        bake::KtxWriteOptions o;
+        o.format = row.format;
+        o.zstd_level = row.zstd;
+        std::size_t bytes = bake::encode_ktx2(images, o).size();  // warm-up
+        std::vector<double> enc, wr;
+        for (int i = 0; i < repeats; ++i) {
+            auto t0 = Clock::now();
+            bytes = bake::encode_ktx2(images, o).size();
+            enc.push_back(ms_since(t0));
+            t0 = Clock::now();
+            bake::write_ktx2(path, images, o);
+            wr.push_back(ms_since(t0));
+        }
+        nlohmann::json j;
+        j["format"] = bake::ktx_format_name(row.format);
+        j["zstd_level"] = row.zstd;
+        j["bytes"] = bytes;
+        j["encode_ms"] = median(enc);
+        j["write_ms"] = median(wr);
+        j["encode_ms_all"] = enc;
+        j["write_ms_all"] = wr;
+        out->push_back(j);
+        char line[200];
+        std::snprintf(line, sizeof line, "| %s | %d | %zu | %.2f | %.2f |\n", bake::ktx_format_name(row.format), row.zstd,
+                      bytes, median(enc), median(wr));
+        table += line;
+    }
+    std::filesystem::remove(path);
+    std::printf("KTX2 cube 6x%d^2, %zu levels, median of %d:\n%s", base, images.levels.size(), repeats, table.c_str());
+}
+
+}  // namespace bench
