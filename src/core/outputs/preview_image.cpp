@@ -145,6 +145,30 @@ std::uint8_t preview_tone_map(double linear, double exposure) {
     return static_cast<std::uint8_t>(std::clamp(std::lround(s * 255.0), 0L, 255L));
 }
 
+Rgb preview_diffuse(const ShCoefficients& irradiance, const Vec3& n) {
+    Rgb out = eval_sh(irradiance, n);
+    for (double& e : out) e /= kPi;
+    return out;
+}
+
+Rgb preview_specular(const std::vector<CubeMap>& chain, const Image& dfg, double roughness, const Vec3& n, const Vec3& v) {
+    const int levels = static_cast<int>(chain.size());
+    const double level = roughness * (levels - 1);
+    const int l0 = std::clamp(static_cast<int>(std::floor(level)), 0, levels - 1), l1 = std::min(levels - 1, l0 + 1);
+    const double f = level - l0;
+    const double nv = dot(n, v);
+    const Vec3 refl{2 * nv * n.x - v.x, 2 * nv * n.y - v.y, 2 * nv * n.z - v.z};
+    double a[3], b[3];
+    sample_cube_bilinear(chain[l0], refl, a);
+    sample_cube_bilinear(chain[l1], refl, b);
+    const int trow = std::clamp(static_cast<int>(roughness * dfg.height), 0, dfg.height - 1);
+    const int tcol = std::clamp(static_cast<int>(nv * dfg.width), 0, dfg.width - 1);
+    const float* t = dfg.at(trow, tcol);
+    Rgb out;
+    for (int ch = 0; ch < 3; ++ch) out[ch] = ((1 - f) * a[ch] + f * b[ch]) * t[2];
+    return out;
+}
+
 PreviewImage make_preview(const Environment& env, const ShCoefficients& irradiance, const PreviewOptions& options) {
     PreviewImage p;
     p.panel_width = std::max(2, options.panel_width + (options.panel_width & 1));
@@ -173,36 +197,14 @@ PreviewImage make_preview(const Environment& env, const ShCoefficients& irradian
     // Four spheres, seen from +Z, +X, -Z, -X: view direction v (towards the viewer), right = (-v) x Y.
     const Vec3 views[4] = {{0, 0, 1}, {1, 0, 0}, {0, 0, -1}, {-1, 0, 0}};
     draw_spheres(p, ph, [&](int s) { return views[s]; },
-                 [&](int, const Vec3& n, const Vec3&) {
-                     Rgb out = eval_sh(irradiance, n);
-                     for (double& e : out) e /= kPi;
-                     return out;
-                 });
+                 [&](int, const Vec3& n, const Vec3&) { return preview_diffuse(irradiance, n); });
     if (options.specular) {
         // Split-sum spheres from +Z at roughness 0, 1/3, 2/3, 1: the chain between its two
         // nearest levels in the mirror direction, times the DFG table's A + B.
         const std::vector<CubeMap>& chain = *options.specular;
-        const int levels = static_cast<int>(chain.size());
-        const int table_size = 32;
-        const Image dfg = compute_dfg_table(table_size, 1);
+        const Image dfg = compute_dfg_table(32, 1);
         draw_spheres(p, 2 * ph, [](int) { return Vec3{0, 0, 1}; },
-                     [&](int s, const Vec3& n, const Vec3& v) {
-                         const double roughness = s / 3.0;
-                         const double level = roughness * (levels - 1);
-                         const int l0 = static_cast<int>(std::floor(level)), l1 = std::min(levels - 1, l0 + 1);
-                         const double f = level - l0;
-                         const double nv = dot(n, v);
-                         const Vec3 refl{2 * nv * n.x - v.x, 2 * nv * n.y - v.y, 2 * nv * n.z - v.z};
-                         double a[3], b[3];
-                         sample_cube_bilinear(chain[l0], refl, a);
-                         sample_cube_bilinear(chain[l1], refl, b);
-                         const int trow = std::clamp(static_cast<int>(roughness * table_size), 0, table_size - 1);
-                         const int tcol = std::clamp(static_cast<int>(nv * table_size), 0, table_size - 1);
-                         const float* t = dfg.at(trow, tcol);
-                         Rgb out;
-                         for (int ch = 0; ch < 3; ++ch) out[ch] = ((1 - f) * a[ch] + f * b[ch]) * t[2];
-                         return out;
-                     });
+                     [&](int s, const Vec3& n, const Vec3& v) { return preview_specular(chain, dfg, s / 3.0, n, v); });
     }
     return p;
 }

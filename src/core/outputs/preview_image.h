@@ -48,6 +48,17 @@ std::uint8_t preview_tone_map(double linear, double exposure);
 
 PreviewImage make_preview(const Environment& env, const ShCoefficients& irradiance, const PreviewOptions& options);
 
+// The preview's shading of one sphere pixel at unit normal n seen from unit direction v (towards
+// the viewer), shared with tests/render_reference_main.cpp (the CPU side of the three.js render test):
+//   preview_diffuse:  a white Lambertian surface, E(n)/pi from the SH.
+//   preview_specular: a white metal (F0 = 1) of perceptual roughness r, the split sum: the chain
+//     read at r = 2(n.v)n - v at level r (levels - 1), bilinear in a face (seamless, as GL's cube
+//     sampler) and linear across levels, times the DFG table's A + B (its channel 2) at the table
+//     texel holding (n.v, r): col = floor(n.v size), row = floor(r size), clamped; what a GL NEAREST
+//     sampler returns at uv = (n.v, r). dfg: compute_dfg_table's size x size table.
+Rgb preview_diffuse(const ShCoefficients& irradiance, const Vec3& n);
+Rgb preview_specular(const std::vector<CubeMap>& chain, const Image& dfg, double roughness, const Vec3& n, const Vec3& v);
+
 // Writes the preview as PNG (stb_image_write) atomically. Throws OutputError("<path>: <problem>").
 void write_preview_png(const std::string& path, const PreviewImage& preview);
 

@@ -1,0 +1,119 @@
+// bake_render_reference DIR BAKE_IRRADIANCE [MAP]: the CPU side of the three.js render test (issue 21,
+// "a real engine renders it"; ctest: engine_render).
+//
+// 1. Runs the CLI on MAP (default: the bundled sample sky), writing what an engine loads: the GGX chain as KTX2
+//    (rgba16f), the DFG table as KTX2 (rgba16f) and the three.js LightProbe JSON; and, from a second
+//    run with the same settings, the chain as EXR and the coefficients as JSON (our own files, read
+//    back here with our own readers).
+// 2. Shades a grid of spheres with the preview's shading (preview_diffuse, preview_specular in
+//    src/core/outputs/preview_image.h): columns = a white Lambertian sphere, then white metals
+//    (F0 = 1) of perceptual roughness 0, 1/3, 2/3, 1; rows = seen from +Z, then from -Z
+//    (orthographic, +Y up, right = (-v) x Y, as the preview draws its spheres).
+// 3. Writes DIR/scene.json (the layout, for tests/js/render/render.mjs to build the same scene in
+//    three.js) and DIR/expected.f32: width x height x 4 little-endian floats, rows top to bottom,
+//    RGB linear radiance and A = 1 where a sphere covers the pixel centre, 0 elsewhere (RGB 0).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "atomic_file.h"
+#include "coefficients_json.h"
+#include "dfg.h"
+#include "preview_image.h"
+#include "specular_io.h"
+
+using namespace bake;
+using nlohmann::json;
+
+namespace {
+
+constexpr int kCell = 96;          // pixels per sphere cell (the sphere's diameter)
+constexpr int kSpecularSize = 64;  // the chain's level 0: 64, 32, ..., 1 (7 levels)
+constexpr int kDfgSize = 32;       // the preview's table size
+
+void run(const std::string& cmd) {
+    if (std::system(cmd.c_str()) != 0) throw std::runtime_error("command failed: " + cmd);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 3 && argc != 4) {
+        std::fprintf(stderr, "usage: bake_render_reference DIR BAKE_IRRADIANCE [MAP]\n");
+        return 2;
+    }
+    const std::string dir = argv[1], cli = argv[2];
+    try {
+        const std::string sky = argc == 4 ? argv[3] : std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr";
+        const std::string common = "'" + cli + "' '" + sky + "' --device cpu -q --warn-error 1e300 --specular-size " +
+                                   std::to_string(kSpecularSize);
+        // What three.js loads: exactly the command a user runs.
+        run(common + " --specular '" + dir + "/spec.ktx2' --ktx-format rgba16f --dfg '" + dir + "/dfg.ktx2' --dfg-size " +
+            std::to_string(kDfgSize) + " --sh-format threejs '" + dir + "/probe.json'");
+        // What we shade with: the same bake as EXR and JSON.
+        run(common + " --specular '" + dir + "/spec.exr' -o '" + dir + "/irr.json'");
+
+        const std::vector<CubeMap> chain = read_specular_exr(dir + "/spec.exr");
+        const ShCoefficients irradiance = read_coefficients_json(dir + "/irr.json").irradiance;
+        const Image dfg = compute_dfg_table(kDfgSize, 1);
+
+        struct Sphere {
+            const char* material;
+            double roughness;
+        };
+        const std::vector<Sphere> spheres = {{"diffuse", 0}, {"metal", 0}, {"metal", 1 / 3.0}, {"metal", 2 / 3.0}, {"metal", 1}};
+        const std::vector<Vec3> views = {{0, 0, 1}, {0, 0, -1}};
+        const int cols = static_cast<int>(spheres.size()), rows = static_cast<int>(views.size());
+        const int width = cols * kCell, height = rows * kCell;
+        std::vector<float> image(static_cast<std::size_t>(width) * height * 4, 0.0f);
+        for (int row = 0; row < rows; ++row) {
+            const Vec3 v = views[static_cast<std::size_t>(row)];
+            const Vec3 right{v.z, 0, -v.x};
+            for (int col = 0; col < cols; ++col) {
+                const Sphere& s = spheres[static_cast<std::size_t>(col)];
+                for (int r = 0; r < kCell; ++r)
+                    for (int c = 0; c < kCell; ++c) {
+                        const double x = 2.0 * (c + 0.5) / kCell - 1.0, y = 1.0 - 2.0 * (r + 0.5) / kCell;
+                        const double r2 = x * x + y * y;
+                        if (r2 >= 1.0) continue;
+                        const double w = std::sqrt(1.0 - r2);
+                        const Vec3 n{x * right.x + w * v.x, y, x * right.z + w * v.z};
+                        const Rgb out = std::string(s.material) == "diffuse" ? preview_diffuse(irradiance, n)
+                                                                             : preview_specular(chain, dfg, s.roughness, n, v);
+                        float* px = &image[((static_cast<std::size_t>(row) * kCell + r) * width + col * kCell + c) * 4];
+                        for (int ch = 0; ch < 3; ++ch) px[ch] = static_cast<float>(out[ch]);
+                        px[3] = 1.0f;
+                    }
+            }
+        }
+        {
+            std::ofstream out(dir + "/expected.f32", std::ios::binary);
+            out.write(reinterpret_cast<const char*>(image.data()), static_cast<std::streamsize>(image.size() * sizeof(float)));
+            if (!out) throw std::runtime_error(dir + "/expected.f32: cannot write");
+        }
+        json scene;
+        scene["width"] = width;
+        scene["height"] = height;
+        scene["cell"] = kCell;
+        scene["levels"] = chain.size();
+        scene["specular_size"] = kSpecularSize;
+        scene["dfg_size"] = kDfgSize;
+        scene["files"] = {{"specular", "spec.ktx2"}, {"dfg", "dfg.ktx2"}, {"probe", "probe.json"}, {"expected", "expected.f32"}};
+        scene["views"] = json::array();
+        for (const Vec3& v : views) scene["views"].push_back({v.x, v.y, v.z});
+        scene["spheres"] = json::array();
+        for (const Sphere& s : spheres) scene["spheres"].push_back({{"material", s.material}, {"roughness", s.roughness}});
+        write_text_atomically(dir + "/scene.json", scene.dump(1));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bake_render_reference: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
