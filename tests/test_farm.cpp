@@ -68,6 +68,43 @@ TEST_CASE("farm: --shard K/N and auto from Slurm's and Kubernetes' environment",
     CHECK_THROWS_AS(parse_shard("auto", no_env), std::invalid_argument);
 }
 
+// What slurmd 22.05 (Debian bookworm) really exported to the tasks, as scripts/test-slurm saw it.
+TEST_CASE("farm: --shard auto under Slurm's stepped arrays and index lists", "[farm]") {
+    using Env = std::map<std::string, std::string>;
+    auto task = [](const std::string& id, const std::string& min, const std::string& max, const std::string& step,
+                   const std::string& count) {
+        return Env{{"SLURM_ARRAY_TASK_ID", id},   {"SLURM_ARRAY_TASK_MIN", min},    {"SLURM_ARRAY_TASK_MAX", max},
+                   {"SLURM_ARRAY_TASK_STEP", step}, {"SLURM_ARRAY_TASK_COUNT", count}};
+    };
+    auto shard_in = [](const Env& env) {
+        return parse_shard("auto", [&](const char* name) -> std::optional<std::string> {
+            const auto it = env.find(name);
+            return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+        });
+    };
+    // --array=0-6:2: tasks 0 2 4 6 are shards 0 1 2 3 of 4 (each shard once, none refused).
+    for (int k = 0; k < 4; ++k) {
+        const Shard s = shard_in(task(std::to_string(2 * k), "0", "6", "2", "4"));
+        CHECK(s.index == k);
+        CHECK(s.count == 4);
+    }
+    // --array=1-16 and --array=0-15%4 (a throttle changes nothing): the plain case.
+    CHECK(shard_in(task("16", "1", "16", "1", "16")).index == 15);
+    CHECK(shard_in(task("5", "0", "15", "1", "16")).index == 5);
+    // --array=1,3,8: COUNT=3 MIN=1 MAX=8 STEP=1 in every task. No task may bake a shard (task 1
+    // and 3 took shards 0 and 2 of 3, task 8 was refused, shard 1 was baked by no one).
+    for (const char* id : {"1", "3", "8"})
+        CHECK_THROWS_WITH(shard_in(task(id, "1", "8", "1", "3")), Catch::Contains("evenly stepped"));
+    // A list that happens to be evenly spaced but is not written as a range (0,2,4,6: STEP=1).
+    CHECK_THROWS_AS(shard_in(task("2", "0", "6", "1", "4")), std::invalid_argument);
+    // Inconsistent numbers are refused, not guessed at.
+    CHECK_THROWS_AS(shard_in(task("3", "0", "6", "2", "4")), std::invalid_argument);  // off the step
+    CHECK_THROWS_AS(shard_in(task("8", "0", "6", "2", "4")), std::invalid_argument);  // past MAX
+    CHECK_THROWS_AS(shard_in(task("1", "0", "6", "0", "4")), std::invalid_argument);  // step 0
+    // Older Slurm without _MAX/_STEP: MIN and COUNT alone, as before.
+    CHECK(shard_in(Env{{"SLURM_ARRAY_TASK_ID", "7"}, {"SLURM_ARRAY_TASK_MIN", "4"}, {"SLURM_ARRAY_TASK_COUNT", "4"}}).index == 3);
+}
+
 TEST_CASE("farm: depfile names escaped as make and ninja read them", "[farm]") {
     CHECK(depfile_escape("out/a b.json") == "out/a\\ b.json");
     CHECK(depfile_escape("cost$1.exr") == "cost$$1.exr");

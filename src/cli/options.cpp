@@ -260,7 +260,8 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
         ->capture_default_str();
     app.add_option("--shard", o.shard, "Bake only shard K of N (0-based) of the inputs, by a stable hash of their paths: "
                                        "the tasks of a job array run one command; auto: Slurm's SLURM_ARRAY_TASK_ID "
-                                       "and _COUNT, or JOB_COMPLETION_INDEX and BAKE_SHARD_COUNT")
+                                       "of an evenly stepped --array (0-15, 0-30:2; not a list), or "
+                                       "JOB_COMPLETION_INDEX and BAKE_SHARD_COUNT")
         ->type_name("K/N|auto");
     app.add_option("--merge-reports", o.merge_reports, "Join the reports (given as inputs) of a sharded batch's tasks "
                                                        "into OUT: every input once, or exit 3 naming what is missing")

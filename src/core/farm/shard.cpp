@@ -1,5 +1,6 @@
 #include "shard.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -30,18 +31,40 @@ Shard checked(Shard s, const std::string& from) {
     return s;
 }
 
+// Slurm's array task as a shard. The task IDs of --array are not the shard numbers: 1-16 starts at
+// 1, 0-30:2 steps by 2, and Slurm exports the array's shape (MIN, MAX, STEP, COUNT) but not the
+// task's position in it. That position is (ID - MIN) / STEP only when the IDs are one evenly
+// stepped range, MAX = MIN + STEP (COUNT - 1); a list (--array=1,3,8: MIN 1, MAX 8, STEP 1, COUNT
+// 3) is refused by every task, since no task can tell which shard is its own. A throttle (%4)
+// changes none of these. Slurm before 15.08 exported neither MAX nor STEP: MIN and COUNT then.
+Shard slurm_shard(const std::function<std::optional<std::string>(const char*)>& env) {
+    const long long id = parse_int(*env("SLURM_ARRAY_TASK_ID"), "SLURM_ARRAY_TASK_ID");
+    const auto count_text = env("SLURM_ARRAY_TASK_COUNT");
+    if (!count_text) throw std::invalid_argument("--shard auto: SLURM_ARRAY_TASK_ID without SLURM_ARRAY_TASK_COUNT");
+    const long long count = parse_int(*count_text, "SLURM_ARRAY_TASK_COUNT");
+    const auto min_text = env("SLURM_ARRAY_TASK_MIN"), max_text = env("SLURM_ARRAY_TASK_MAX"),
+               step_text = env("SLURM_ARRAY_TASK_STEP");
+    const long long first = min_text ? parse_int(*min_text, "SLURM_ARRAY_TASK_MIN") : 0;
+    const long long step = step_text ? parse_int(*step_text, "SLURM_ARRAY_TASK_STEP") : 1;
+    if (step < 1) throw std::invalid_argument("--shard auto (Slurm): SLURM_ARRAY_TASK_STEP=0");
+    const long long last = max_text ? parse_int(*max_text, "SLURM_ARRAY_TASK_MAX") : first + step * (count - 1);
+    const std::string shape = "SLURM_ARRAY_TASK_MIN=" + std::to_string(first) + ", _MAX=" + std::to_string(last) +
+                              ", _STEP=" + std::to_string(step) + ", _COUNT=" + std::to_string(count);
+    if (count < 1 || last != first + step * (count - 1))
+        throw std::invalid_argument("--shard auto (Slurm): the array is not one evenly stepped range (" + shape +
+                                    "; a list such as --array=1,3,8 makes this): submit --array=0-" +
+                                    std::to_string(std::max(count, 1LL) - 1) + ", or give each task --shard K/N");
+    if (id < first || id > last || (id - first) % step != 0)
+        throw std::invalid_argument("--shard auto (Slurm): SLURM_ARRAY_TASK_ID=" + std::to_string(id) +
+                                    " is not in the array (" + shape + ")");
+    return checked({static_cast<int>((id - first) / step), static_cast<int>(count)}, "--shard auto (Slurm)");
+}
+
 }  // namespace
 
 Shard parse_shard(const std::string& text, const std::function<std::optional<std::string>(const char*)>& env) {
     if (text == "auto") {
-        if (const auto id = env("SLURM_ARRAY_TASK_ID")) {
-            const auto count = env("SLURM_ARRAY_TASK_COUNT");
-            if (!count) throw std::invalid_argument("--shard auto: SLURM_ARRAY_TASK_ID without SLURM_ARRAY_TASK_COUNT");
-            const auto min = env("SLURM_ARRAY_TASK_MIN");
-            const int first = min ? parse_int(*min, "SLURM_ARRAY_TASK_MIN") : 0;
-            return checked({parse_int(*id, "SLURM_ARRAY_TASK_ID") - first, parse_int(*count, "SLURM_ARRAY_TASK_COUNT")},
-                           "--shard auto (Slurm)");
-        }
+        if (env("SLURM_ARRAY_TASK_ID")) return slurm_shard(env);
         if (const auto index = env("JOB_COMPLETION_INDEX")) {
             const auto count = env("BAKE_SHARD_COUNT");
             if (!count)

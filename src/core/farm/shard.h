@@ -20,8 +20,9 @@ struct Shard {
 };
 
 // "K/N" (0 <= K < N <= 100000), or "auto": the scheduler's environment, read through `env`
-// (getenv in the tool): Slurm's SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of
-// SLURM_ARRAY_TASK_COUNT, else Kubernetes' JOB_COMPLETION_INDEX of BAKE_SHARD_COUNT (an Indexed
+// (getenv in the tool): Slurm's task (SLURM_ARRAY_TASK_ID - _MIN) / _STEP of _COUNT, for an array
+// that is one evenly stepped range (--array=0-15, 1-16, 0-30:2; _MAX says so; a list such as
+// 1,3,8 is refused), else Kubernetes' JOB_COMPLETION_INDEX of BAKE_SHARD_COUNT (an Indexed
 // Job does not export its completions count: the Job's spec sets it). Throws std::invalid_argument
 // with a one-line reason.
 Shard parse_shard(const std::string& text, const std::function<std::optional<std::string>(const char*)>& env);
