@@ -1,11 +1,14 @@
 #include "gpu_backend.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "gpu_exact_irradiance.h"
 #include "gpu_irradiance_cells.h"
 #include "gpu_projector.h"
 #include "gpu_specular.h"
+#include "gpu_specular_source.h"
 #include "stage_progress.h"
 
 namespace bake {
@@ -27,6 +30,7 @@ GpuBackend::GpuBackend(GlBackend gl, bool debug_output) {
     exact_ = std::make_unique<GpuExactIrradiance>(projector_->programs());
     cells_ = std::make_unique<GpuIrradianceCells>(*projector_);
     specular_ = std::make_unique<GpuSpecularPrefilter>(projector_->programs());
+    specular_source_ = std::make_unique<GpuSpecularSource>(projector_->programs());
 }
 
 GpuBackend::~GpuBackend() = default;
@@ -75,6 +79,22 @@ Image GpuBackend::sh_irradiance_map(const ShCoefficients& irradiance, const MapS
                                : assemble_cube(projector_->render_irradiance_cube(irradiance, shape.size), Layout::VStrip);
     ms += projector_->last_timings().irradiance_ms;
     return map;
+}
+
+SpecularInput GpuBackend::prepare_specular(const Environment& env, int source_size, int threads) {
+    // BAKE_SPECULAR_SOURCE=cpu: the CPU's averages on the GPU path (for measuring the two against each other).
+    const char* forced = std::getenv("BAKE_SPECULAR_SOURCE");
+    if ((forced && std::string(forced) == "cpu") || !specular_source_->supports(env, source_size))
+        return Backend::prepare_specular(env, source_size, threads);
+    SpecularInput in = prepare_specular_input(
+        env, source_size,
+        [&](const Environment& e, int size, const LuminanceCap& cap, CubeMap* full, CubeMap* capped) {
+            specular_source_->average(e, size, cap, full, capped, threads);
+        },
+        "gpu", threads, kSpecularBrightFactor, kMaxBrightTexels,
+        [&] { specular_source_->upload(env, source_size, threads); });
+    in.average_by = "gpu: " + specular_source_->last_detail();
+    return in;
 }
 
 std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,

@@ -528,6 +528,15 @@ bool LuminanceCap::apply(const float* rgb, float* keep) const {
     return true;
 }
 
+std::vector<double> equirect_source_grid(int width, int height) {
+    const EquirectGrid g(width, height);
+    std::vector<double> out(g.top);
+    out.insert(out.end(), g.row_height.begin(), g.row_height.end());
+    out.insert(out.end(), g.cos_phi.begin(), g.cos_phi.end());
+    out.insert(out.end(), g.sin_phi.begin(), g.sin_phi.end());
+    return out;
+}
+
 void area_average_cube(const Environment& env, int size, const LuminanceCap& cap, CubeMap* full, CubeMap* capped, int threads) {
     if (size <= 0) throw std::invalid_argument("area_average_cube: size must be positive");
     const InputReader in(env, cap);

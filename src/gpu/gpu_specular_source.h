@@ -1,0 +1,44 @@
+#pragma once
+#include <memory>
+#include <string>
+
+#include "cube_map.h"
+#include "layout.h"
+#include "specular_source.h"
+
+namespace bake {
+
+class ComputePrograms;
+
+// The specular source cube (specular_source.h's area_average_cube) of a lat-long input on the GPU:
+// shaders/specular_source.comp, in double precision, one invocation a cube texel; the input's
+// texels go up as the file stores them (RGB float, RGBE, half). The result is within 1e-6
+// relative of the CPU's (tests/test_gpu_specular_source.cpp), not bit for bit.
+// Needs the context current on this thread; throws GpuError on any GL failure.
+class GpuSpecularSource {
+public:
+    explicit GpuSpecularSource(ComputePrograms& programs);
+    ~GpuSpecularSource();
+    GpuSpecularSource(const GpuSpecularSource&) = delete;
+    GpuSpecularSource& operator=(const GpuSpecularSource&) = delete;
+
+    // Whether average() takes env: a lat-long input whose texels fit one storage block and whose
+    // cube fits the dispatch limits (cube inputs stay on the CPU).
+    bool supports(const Environment& env, int size) const;
+    // Sends env's texels and the tables for a cube of `size` (and compiles the program): the next
+    // average() of env uses them. Separate so that it can run while the CPU makes the bright split.
+    void upload(const Environment& env, int size, int threads = 0);
+    // area_average_cube(env, size, cap, full, capped) on the GPU (uploading env first unless upload() just did).
+    void average(const Environment& env, int size, const LuminanceCap& cap, CubeMap* full, CubeMap* capped, int threads = 0);
+    // GPU time of the last average()'s dispatch, and the wall clock of its upload (milliseconds).
+    double last_ms() const;
+    double last_upload_ms() const;
+    // "program P, upload U, pass X, read back R" (milliseconds) of the last average(), for --timings.
+    std::string last_detail() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bake
