@@ -36,6 +36,25 @@ uniform double u_threshold;
 const double kPiD = 3.14159265358979323846LF;
 const double kHalfPiD = 1.57079632679489661923LF;
 
+// Division and square root refined by two Newton steps on an exact fma residual, with the
+// driver's reciprocal: GLSL leaves their double precision to the driver, and on NVIDIA the shader
+// as first written (plain a / b, sqrt) missed the CPU by percents on dim texels next to a sun (the
+// edge pieces' Δφ off by more than the sun's column sums allow). Each step squares the relative
+// error of the driver's reciprocal; with an IEEE one (llvmpipe) the result is within an ulp of a / b.
+double div_d(double a, double b) {
+    const double inv = 1.0LF / b;
+    double q = a * inv;
+    q = fma(fma(-q, b, a), inv, q);
+    return fma(fma(-q, b, a), inv, q);
+}
+double sqrt_d(double x) {
+    if (!(x > 0.0LF)) return 0.0LF;
+    double r = sqrt(x);
+    const double half_inv = 0.5LF / r;
+    r = fma(fma(-r, r, x), half_inv, r);
+    return fma(fma(-r, r, x), half_inv, r);
+}
+
 double top_at(int k) { return grid[k]; }
 double row_height_at(int i) { return grid[u_height + 1 + i]; }
 double cos_phi_at(int j) { return grid[2 * u_height + 1 + j]; }
@@ -47,8 +66,10 @@ double sin_phi_at(int j) { return grid[2 * u_height + 1 + u_width + j]; }
 // polynomial as the CPU's atan2_small.
 double atan_series(double u) {
     const double u2 = u * u;
-    return u * (1.0LF + u2 * (-1.0LF / 3.0LF + u2 * (1.0LF / 5.0LF + u2 * (-1.0LF / 7.0LF + u2 * (1.0LF / 9.0LF +
-           u2 * (-1.0LF / 11.0LF + u2 * (1.0LF / 13.0LF - u2 / 15.0LF)))))));
+    // 1/3, 1/5, ... as literals: no division left to the compiler's constant folding.
+    return u * (1.0LF + u2 * (-0.333333333333333333333LF + u2 * (0.2LF + u2 * (-0.142857142857142857143LF +
+           u2 * (0.111111111111111111111LF + u2 * (-0.0909090909090909090909LF + u2 * (0.0769230769230769230769LF -
+           u2 * 0.0666666666666666666667LF)))))));
 }
 
 // atan(k / 8), k = 0..8.
@@ -61,7 +82,7 @@ const double kAtanEighths[9] = double[9](0.0LF, 0.1243549945467614350313LF, 0.24
 double atan_unit(double t) {
     const int k = clamp(int(t * 8.0LF + 0.5LF), 0, 8);
     const double c = double(k) * 0.125LF;
-    return kAtanEighths[k] + atan_series((t - c) / (1.0LF + t * c));
+    return kAtanEighths[k] + atan_series(div_d(t - c, 1.0LF + t * c));
 }
 
 bool sign_bit(double v) { return (unpackDouble2x32(v).y >> 31u) != 0u; }
@@ -69,7 +90,7 @@ bool sign_bit(double v) { return (unpackDouble2x32(v).y >> 31u) != 0u; }
 // atan2(y, x) as C's, signed zeros included (y = ±0 with x < 0 or x = -0 gives ±π).
 double atan_double(double y, double x) {
     const double ay = abs(y), ax = abs(x), lo = min(ay, ax), hi = max(ay, ax);
-    double r = hi > 0.0LF ? atan_unit(lo / hi) : 0.0LF;
+    double r = hi > 0.0LF ? atan_unit(div_d(lo, hi)) : 0.0LF;
     if (ay > ax) r = kHalfPiD - r;
     if (sign_bit(x)) r = kPiD - r;
     return sign_bit(y) ? -r : r;
@@ -77,7 +98,7 @@ double atan_double(double y, double x) {
 
 // specular_source.cpp's atan2_small: the series where |y| <= x/16, else atan2.
 double atan2_small(double y, double x) {
-    if (x > 0.0LF && abs(y) <= 0.0625LF * x) return atan_series(y / x);
+    if (x > 0.0LF && abs(y) <= 0.0625LF * x) return atan_series(div_d(y, x));
     return atan_double(y, x);
 }
 
@@ -117,7 +138,7 @@ void texel_values(int row, int col, out double v[6]) {
     if (u_capping != 0) {
         const double lum = abs(0.2126LF * t.x + 0.7152LF * t.y + 0.0722LF * t.z);
         if (lum > u_threshold) {
-            const double scale = u_threshold / lum;
+            const double scale = div_d(u_threshold, lum);
             keep = dvec3(vec3(t * scale));
         }
     }
@@ -135,7 +156,7 @@ int row_of(double h) {
     return i;
 }
 int col_of(double x, double z) {
-    const int j = int(floor((atan_double(z, x) + kPiD) * double(u_width) / (2.0LF * kPiD)));
+    const int j = int(floor(div_d((atan_double(z, x) + kPiD) * double(u_width), 2.0LF * kPiD)));
     return min(u_width - 1, max(0, j));
 }
 bool in_row(int i, double h) { return i >= 0 && i < u_height && h <= top_at(i) && h >= top_at(i + 1); }
@@ -145,7 +166,7 @@ bool in_col(int j, double x, double z) {
     return cos_phi_at(j) * z - sin_phi_at(j) * x >= 0.0LF && x * sin_phi_at(k) - z * cos_phi_at(k) >= 0.0LF;
 }
 void locate(dvec3 d, inout int row, inout int col) {
-    const double h = d.y / length(d);
+    const double h = div_d(d.y, sqrt_d(dot(d, d)));
     if (!in_row(row, h)) {
         if (in_row(row - 1, h)) --row;
         else if (in_row(row + 1, h)) ++row;
@@ -160,7 +181,7 @@ void locate(dvec3 d, inout int row, inout int col) {
     }
 }
 
-dvec3 normalized(dvec3 a) { return a * (1.0LF / sqrt(dot(a, a))); }
+dvec3 normalized(dvec3 a) { return a * div_d(1.0LF, sqrt_d(dot(a, a))); }
 
 struct ArcPoint {
     dvec3 d;
@@ -170,7 +191,7 @@ struct ArcPoint {
 ArcPoint arc_point(dvec3 d) {
     ArcPoint p;
     p.d = d;
-    p.r = sqrt(d.x * d.x + d.z * d.z);
+    p.r = sqrt_d(d.x * d.x + d.z * d.z);
     p.phi = atan_double(d.z, d.x);
     p.row = row_of(d.y);
     return p;
@@ -226,8 +247,8 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
     dvec3 e = dvec3(0.0LF), w = dvec3(0.0LF);
     double ey = 0.0LF, side = 1.0LF;
     if (hi > lo && ey2 > 0.0LF) {
-        ey = sqrt(ey2);
-        e = dvec3(-m.y * m.x, ey2, -m.y * m.z) * (1.0LF / ey);
+        ey = sqrt_d(ey2);
+        e = dvec3(-m.y * m.x, ey2, -m.y * m.z) * div_d(1.0LF, ey);
         w = cross(m, e);
         side = dot(a + b, w) < 0.0LF ? -1.0LF : 1.0LF;
         k_first = (b.y < a.y ? pa.row : pb.row) + 1;
@@ -239,7 +260,7 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
     int k_next = rows_down ? k_first : k_end - 1;
     // Column crossings: meridians j0..j1 in the direction of travel.
     const double dphi_ab = 2.0LF * atan2_small(a.x * b.z - a.z * b.x, pa.r * pb.r + a.x * b.x + a.z * b.z);
-    const double per_col = double(u_width) / (2.0LF * kPiD);
+    const double per_col = div_d(double(u_width), 2.0LF * kPiD);
     const double f0 = (pa.phi + kPiD) * per_col, f1 = f0 + dphi_ab * per_col;
     int col = min(u_width - 1, max(0, int(floor(f0))));
     int row = pa.row;
@@ -251,7 +272,7 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
     }
     int j_next = jstep > 0 ? j0 : j1;
 
-    const double ra = pa.r, ta = a.y / (1.0LF + ra);
+    const double ra = pa.r, ta = div_d(a.y, 1.0LF + ra);
     double prev_dphi = 0.0LF, prev_area = 0.0LF;
     dvec3 prev_p = a;
     bool have_row = false, have_col = false;
@@ -260,8 +281,8 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
     for (int guard = 0; guard < 1000000; ++guard) {
         // The next row crossing, then the next column crossing, when not made yet.
         if (!have_row && k_next >= k_first && k_next < k_end) {
-            const double c = clamp(top_at(k_next) / ey, -1.0LF, 1.0LF);
-            const double s = side * sqrt(max(0.0LF, 1.0LF - c * c));
+            const double c = clamp(div_d(top_at(k_next), ey), -1.0LF, 1.0LF);
+            const double s = side * sqrt_d(max(0.0LF, 1.0LF - c * c));
             row_p = e * c + w * s;
             row_key = min(key_end, max(0.0LF, arc_key(dot(a, row_p), dot(u, row_p))));
             have_row = true;
@@ -273,12 +294,12 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
             const int jm = (j + 2 * u_width) % u_width;  // j > -W: GLSL leaves % of negatives undefined
             const double c = cos_phi_at(jm), s = sin_phi_at(jm);
             dvec3 x = cross(m, dvec3(-s, 0.0LF, c));
-            const double len = length(x);
+            const double len = sqrt_d(dot(x, x));
             if (!(len > 0.0LF)) continue;
-            x = x * ((x.x * c + x.z * s < 0.0LF ? -1.0LF : 1.0LF) / len);
+            x = x * div_d(x.x * c + x.z * s < 0.0LF ? -1.0LF : 1.0LF, len);
             col_key = min(key_end, max(0.0LF, arc_key(dot(a, x), dot(u, x))));
             col_p = x;
-            col_dphi = (-kPiD + double(j) / per_col) - pa.phi;
+            col_dphi = (-kPiD + div_d(double(j), per_col)) - pa.phi;
             have_col = true;
         }
         // std::merge's order: a column crossing first only when strictly before the row crossing.
@@ -302,7 +323,7 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
             known = false;
             last = true;
         }
-        const double rp = sqrt(p.x * p.x + p.z * p.z), tp = p.y / (1.0LF + rp);
+        const double rp = sqrt_d(p.x * p.x + p.z * p.z), tp = div_d(p.y, 1.0LF + rp);
         const double cr = a.x * p.z - a.z * p.x, dt = ra * rp + a.x * p.x + a.z * p.z;
         if (!known) dphi = 2.0LF * atan2_small(cr, dt);
         const double area = 2.0LF * atan2_small(cr * (ta + tp), dt * (1.0LF + ta * tp));
@@ -334,8 +355,8 @@ void main() {
     const int n = u_size;
     const int col = int(gl_GlobalInvocationID.x), row = int(gl_GlobalInvocationID.y), face = int(gl_GlobalInvocationID.z);
     if (col >= n || row >= n) return;
-    const double s0 = 2.0LF * double(col) / double(n) - 1.0LF, s1 = 2.0LF * double(col + 1) / double(n) - 1.0LF;
-    const double t0 = 2.0LF * double(row) / double(n) - 1.0LF, t1 = 2.0LF * double(row + 1) / double(n) - 1.0LF;
+    const double s0 = div_d(2.0LF * double(col), double(n)) - 1.0LF, s1 = div_d(2.0LF * double(col + 1), double(n)) - 1.0LF;
+    const double t0 = div_d(2.0LF * double(row), double(n)) - 1.0LF, t1 = div_d(2.0LF * double(row + 1), double(n)) - 1.0LF;
     // Corners counter-clockwise in (s, t): (s0,t0), (s1,t0), (s1,t1), (s0,t1); the edges in the
     // CPU's canonical directions (s or t increasing) and their signs in the loop.
     dvec3 raw[4] = dvec3[4](face_direction(face, s0, t0), face_direction(face, s1, t0), face_direction(face, s1, t1),
@@ -360,7 +381,7 @@ void main() {
         const double ey = 1.0LF - m.y * m.y;
         int cut = -1;
         if (ey > 0.0LF) {
-            const dvec3 up = dvec3(-m.y * m.x, ey, -m.y * m.z) * (1.0LF / sqrt(ey));
+            const dvec3 up = dvec3(-m.y * m.x, ey, -m.y * m.z) * div_d(1.0LF, sqrt_d(ey));
             for (int k = 0; k < 2 && cut < 0; ++k) {
                 const dvec3 x = k == 0 ? up : -up;
                 if (dot(cross(a, x), m) > 0.0LF && dot(cross(x, b), m) > 0.0LF) {
@@ -394,7 +415,7 @@ void main() {
     for (int c = 0; c < 6; ++c) g_out[c] = 0.0LF;
     for (int i = 0; i < arc_count; ++i) monotone_arc(pts[arcs[i].x], pts[arcs[i].y], normals[i], signs[i]);
 
-    const double inv = 1.0LF / texel_omega[row * n + col];
+    const double inv = div_d(1.0LF, texel_omega[row * n + col]);
     const uint o = 6u * ((uint(face) * uint(n) + uint(row)) * uint(n) + uint(col));
     for (int c = 0; c < 6; ++c) averages[o + uint(c)] = g_failed ? uintBitsToFloat(0x7fc00000u) : float(g_out[c] * inv);
 }

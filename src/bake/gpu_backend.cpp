@@ -30,7 +30,7 @@ GpuBackend::GpuBackend(GlBackend gl, bool debug_output) {
     exact_ = std::make_unique<GpuExactIrradiance>(projector_->programs());
     cells_ = std::make_unique<GpuIrradianceCells>(*projector_);
     specular_ = std::make_unique<GpuSpecularPrefilter>(projector_->programs());
-    specular_source_ = std::make_unique<GpuSpecularSource>(projector_->programs());
+    specular_source_ = std::make_unique<GpuSpecularSource>(*projector_);
 }
 
 GpuBackend::~GpuBackend() = default;

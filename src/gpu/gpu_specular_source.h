@@ -8,16 +8,18 @@
 
 namespace bake {
 
-class ComputePrograms;
+class GpuProjector;
 
 // The specular source cube (specular_source.h's area_average_cube) of a lat-long input on the GPU:
-// shaders/specular_source.comp, in double precision, one invocation a cube texel; the input's
-// texels go up as the file stores them (RGB float, RGBE, half). The result is within 1e-6
-// relative of the CPU's (tests/test_gpu_specular_source.cpp), not bit for bit.
+// shaders/specular_source.comp, in double precision, one invocation a cube texel; it reads the
+// input's texels as the projection uploads them (GpuProjector::upload: as the file stores them,
+// RGB float, RGBE or half, through its staging path) when they fit one buffer, else from its own
+// copy. The result is within 1e-6 relative of the CPU's (tests/test_gpu_specular_source.cpp), not
+// bit for bit.
 // Needs the context current on this thread; throws GpuError on any GL failure.
 class GpuSpecularSource {
 public:
-    explicit GpuSpecularSource(ComputePrograms& programs);
+    explicit GpuSpecularSource(GpuProjector& projector);
     ~GpuSpecularSource();
     GpuSpecularSource(const GpuSpecularSource&) = delete;
     GpuSpecularSource& operator=(const GpuSpecularSource&) = delete;
