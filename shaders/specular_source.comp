@@ -16,7 +16,7 @@
 // Constants from the host: TEXEL_FORMAT (0 RGB float, 1 RGBE bytes, 2 RGB half; the input as the
 // file stores it, one texel after another). Uniforms: u_size (cube face), u_width, u_height (the
 // input), u_capping (a finite luminance cap: the capped average too), u_threshold (the cap).
-// Output: 6 floats a cube texel, (face·n + row)·n + col: the average, then the capped average.
+// Output: the average's cube (RGB floats, face by face, rows top to bottom), then the capped average's.
 // An internal inconsistency writes NaN (the host then throws).
 layout(local_size_x = 8, local_size_y = 8) in;
 
@@ -33,8 +33,16 @@ uniform int u_height;
 uniform int u_capping;
 uniform double u_threshold;
 
-const double kPiD = 3.14159265358979323846LF;
-const double kHalfPiD = 1.57079632679489661923LF;
+// Every double constant that float cannot hold exactly comes from the host: NVIDIA's compiler
+// (driver 580) rounded `const double kPi = 3.14159265358979323846LF` to float, which moved the
+// column crossings by 1e-7 of a radian and the averages next to a sun by up to 4% (tests/
+// test_gpu_specular_source.cpp failed there as it does here with π rounded to float on llvmpipe).
+// [0] π, [1] π/2, [2] 2π, [3..11] atan(k/8), [12..18] 1/3, 1/5, ..., 1/15, [19..21] the Rec. 709
+// luminance weights.
+layout(std430, binding = 4) readonly buffer Constants { double constants[]; };
+#define kPiD constants[0]
+#define kHalfPiD constants[1]
+#define kTwoPiD constants[2]
 
 // Division and square root refined by two Newton steps on an exact fma residual, with the
 // driver's reciprocal: GLSL leaves their double precision to the driver, and on NVIDIA the shader
@@ -66,23 +74,16 @@ double sin_phi_at(int j) { return grid[2 * u_height + 1 + u_width + j]; }
 // polynomial as the CPU's atan2_small.
 double atan_series(double u) {
     const double u2 = u * u;
-    // 1/3, 1/5, ... as literals: no division left to the compiler's constant folding.
-    return u * (1.0LF + u2 * (-0.333333333333333333333LF + u2 * (0.2LF + u2 * (-0.142857142857142857143LF +
-           u2 * (0.111111111111111111111LF + u2 * (-0.0909090909090909090909LF + u2 * (0.0769230769230769230769LF -
-           u2 * 0.0666666666666666666667LF)))))));
+    return u * (1.0LF + u2 * (-constants[12] + u2 * (constants[13] + u2 * (-constants[14] + u2 * (constants[15] +
+           u2 * (-constants[16] + u2 * (constants[17] - u2 * constants[18])))))));
 }
-
-// atan(k / 8), k = 0..8.
-const double kAtanEighths[9] = double[9](0.0LF, 0.1243549945467614350313LF, 0.2449786631268641541720LF,
-    0.3587706702705722203959LF, 0.4636476090008061162142LF, 0.5585993153435624359715LF, 0.6435011087932843868028LF,
-    0.7188299996216245054170LF, 0.7853981633974483096156LF);
 
 // atan(t) for 0 <= t <= 1: atan t = atan c + atan((t - c) / (1 + t c)) with c the nearest k/8, so
 // that the second argument is at most 1/16.
 double atan_unit(double t) {
     const int k = clamp(int(t * 8.0LF + 0.5LF), 0, 8);
     const double c = double(k) * 0.125LF;
-    return kAtanEighths[k] + atan_series(div_d(t - c, 1.0LF + t * c));
+    return constants[3 + k] + atan_series(div_d(t - c, 1.0LF + t * c));
 }
 
 bool sign_bit(double v) { return (unpackDouble2x32(v).y >> 31u) != 0u; }
@@ -136,7 +137,7 @@ void texel_values(int row, int col, out double v[6]) {
     v[0] = t.x; v[1] = t.y; v[2] = t.z;
     dvec3 keep = t;
     if (u_capping != 0) {
-        const double lum = abs(0.2126LF * t.x + 0.7152LF * t.y + 0.0722LF * t.z);
+        const double lum = abs(constants[19] * t.x + constants[20] * t.y + constants[21] * t.z);
         if (lum > u_threshold) {
             const double scale = div_d(u_threshold, lum);
             keep = dvec3(vec3(t * scale));
@@ -156,7 +157,7 @@ int row_of(double h) {
     return i;
 }
 int col_of(double x, double z) {
-    const int j = int(floor(div_d((atan_double(z, x) + kPiD) * double(u_width), 2.0LF * kPiD)));
+    const int j = int(floor(div_d((atan_double(z, x) + kPiD) * double(u_width), kTwoPiD)));
     return min(u_width - 1, max(0, j));
 }
 bool in_row(int i, double h) { return i >= 0 && i < u_height && h <= top_at(i) && h >= top_at(i + 1); }
@@ -260,7 +261,7 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
     int k_next = rows_down ? k_first : k_end - 1;
     // Column crossings: meridians j0..j1 in the direction of travel.
     const double dphi_ab = 2.0LF * atan2_small(a.x * b.z - a.z * b.x, pa.r * pb.r + a.x * b.x + a.z * b.z);
-    const double per_col = div_d(double(u_width), 2.0LF * kPiD);
+    const double per_col = div_d(double(u_width), kTwoPiD);
     const double f0 = (pa.phi + kPiD) * per_col, f1 = f0 + dphi_ab * per_col;
     int col = min(u_width - 1, max(0, int(floor(f0))));
     int row = pa.row;
@@ -416,6 +417,8 @@ void main() {
     for (int i = 0; i < arc_count; ++i) monotone_arc(pts[arcs[i].x], pts[arcs[i].y], normals[i], signs[i]);
 
     const double inv = div_d(1.0LF, texel_omega[row * n + col]);
-    const uint o = 6u * ((uint(face) * uint(n) + uint(row)) * uint(n) + uint(col));
-    for (int c = 0; c < 6; ++c) averages[o + uint(c)] = g_failed ? uintBitsToFloat(0x7fc00000u) : float(g_out[c] * inv);
+    // Planar, as the host's cubes lie: the full cube's faces (RGB rows), then the capped cube's.
+    const uint o = 3u * ((uint(face) * uint(n) + uint(row)) * uint(n) + uint(col)), plane = 18u * uint(n) * uint(n);
+    for (int c = 0; c < 6; ++c)
+        averages[o + uint(c % 3) + (c < 3 ? 0u : plane)] = g_failed ? uintBitsToFloat(0x7fc00000u) : float(g_out[c] * inv);
 }

@@ -26,10 +26,10 @@ struct GpuSpecularSource::Impl {
     explicit Impl(GpuProjector& p) : projector(p), programs(p.programs()) {}
     GpuProjector& projector;
     ComputePrograms& programs;
-    GlBuffer texels, grid, omega, output, readback;
+    GlBuffer texels, grid, omega, output, readback, constants;
     GLuint texel_buffer = 0;  // the projector's single tile, or `texels`
     StageTimer timer;
-    double last_ms = 0, last_upload_ms = 0, last_program_ms = 0, last_read_ms = 0;
+    double last_ms = 0, last_upload_ms = 0, last_program_ms = 0, last_read_ms = 0, last_map_ms = 0;
     GLuint program = 0;
     const void* uploaded = nullptr;  // the texels upload() sent, until average() uses them
     int uploaded_size = 0;
@@ -96,6 +96,16 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
         for (int c = 0; c < size; ++c) omega[static_cast<std::size_t>(r) * size + c] = cube_texel_solid_angle(r, c, size);
     });
     m.omega.allocate(omega.size() * sizeof(double), omega.data());
+    // The shader's double constants (shaders/specular_source.comp: NVIDIA rounds double literals
+    // of its globals to float).
+    {
+        constexpr double kPi = 3.14159265358979323846;
+        std::vector<double> c = {kPi, kPi / 2, 2 * kPi};
+        for (int k = 0; k <= 8; ++k) c.push_back(std::atan(k / 8.0));
+        for (int k = 3; k <= 15; k += 2) c.push_back(1.0 / k);
+        for (double w : {0.2126, 0.7152, 0.0722}) c.push_back(w);
+        m.constants.allocate(c.size() * sizeof(double), c.data());
+    }
     m.output.allocate(6 * 6 * static_cast<std::size_t>(size) * size * sizeof(float), nullptr, GL_STREAM_READ);
     check_gl("uploading the specular source's input");
     glFinish();
@@ -120,6 +130,7 @@ void GpuSpecularSource::average(const Environment& env, int size, const Luminanc
     m.grid.bind(1);
     m.omega.bind(2);
     m.output.bind(3);
+    m.constants.bind(4);
     const bool capping = std::isfinite(cap.threshold);
     glUniform1i(glGetUniformLocation(program, "u_size"), size);
     glUniform1i(glGetUniformLocation(program, "u_width"), w);
@@ -137,23 +148,10 @@ void GpuSpecularSource::average(const Environment& env, int size, const Luminanc
     *full = CubeMap(size);
     *capped = capping ? CubeMap(size) : CubeMap();
     const std::size_t per_face = static_cast<std::size_t>(size) * size, bytes = 6 * texels * sizeof(float);
-    // Unpacks the 6 floats a texel into the two cubes; false on a NaN (the shader's failure mark).
-    auto unpack = [&](const float* result) {
-        std::vector<char> bad(6, 0);
-        parallel_for(6, resolve_threads(threads, 6), [&](int f) {
-            for (std::size_t i = 0; i < per_face; ++i) {
-                const float* v = &result[6 * (f * per_face + i)];
-                if (std::isnan(v[0])) bad[static_cast<std::size_t>(f)] = 1;
-                for (int c = 0; c < 3; ++c) full->faces[f].rgb[3 * i + c] = v[c];
-                if (capping)
-                    for (int c = 0; c < 3; ++c) capped->faces[f].rgb[3 * i + c] = v[3 + c];
-            }
-        });
-        for (char b : bad)
-            if (b) return false;
-        return true;
-    };
-    bool ok;
+    // The output is the two cubes as they lie in memory (full, then capped), face after face.
+    const std::size_t face_floats = 3 * per_face;
+    auto face_of = [&](int k) -> float* { return (k < 6 ? full : capped)->faces[k % 6].rgb.data(); };
+    const int planes = capping ? 12 : 6;
     if (m.projector.buffer_storage_available()) {
         // Copied on the GPU into host memory and read where it lies (glGetBufferSubData of the
         // 36 MB of a 6 x 512² source took 60 ms on the H100 machine).
@@ -164,20 +162,33 @@ void GpuSpecularSource::average(const Environment& env, int size, const Luminanc
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
         glBindBuffer(GL_COPY_READ_BUFFER, m.output.id);
         glBindBuffer(GL_COPY_WRITE_BUFFER, m.readback.id);
-        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, static_cast<GLsizeiptr>(bytes));
-        const void* mapped = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), GL_MAP_READ_BIT);
+        const auto copy_bytes = static_cast<GLsizeiptr>(static_cast<std::size_t>(planes) * face_floats * sizeof(float));
+        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, copy_bytes);
+        const void* mapped = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, copy_bytes, GL_MAP_READ_BIT);
         if (!mapped) {
             check_gl("mapping the specular source");
             throw GpuError("mapping the specular source failed");
         }
-        ok = unpack(static_cast<const float*>(mapped));
+        m.last_map_ms = ms_since(read_start);
+        const float* src = static_cast<const float*>(mapped);
+        parallel_for(planes, resolve_threads(threads, planes),
+                     [&](int k) { std::copy_n(src + static_cast<std::size_t>(k) * face_floats, face_floats, face_of(k)); });
         glUnmapBuffer(GL_COPY_WRITE_BUFFER);
         check_gl("reading the specular source back");
     } else {
-        std::vector<float> result(6 * texels);
-        m.output.read(result.data(), bytes, "reading the specular source back");
-        ok = unpack(result.data());
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, m.output.id);
+        for (int k = 0; k < planes; ++k)
+            glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(static_cast<std::size_t>(k) * face_floats * sizeof(float)),
+                               static_cast<GLsizeiptr>(face_floats * sizeof(float)), face_of(k));
+        check_gl("reading the specular source back");
+        m.last_map_ms = 0;
     }
+    // The shader marks a failure with NaN in every channel of the texel.
+    bool ok = true;
+    for (int k = 0; k < 6; ++k)
+        for (std::size_t i = 0; i < face_floats && ok; i += 3)
+            if (std::isnan(face_of(k)[i])) ok = false;
     m.last_read_ms = ms_since(read_start);
     if (!ok) throw GpuError("the specular source pass failed (an edge piece outside its column sums)");
 }
@@ -186,8 +197,8 @@ double GpuSpecularSource::last_ms() const { return impl_->last_ms; }
 double GpuSpecularSource::last_upload_ms() const { return impl_->last_upload_ms; }
 std::string GpuSpecularSource::last_detail() const {
     char text[160];
-    std::snprintf(text, sizeof text, "program %.1f, upload %.1f, pass %.1f, read back %.1f", impl_->last_program_ms,
-                  impl_->last_upload_ms, impl_->last_ms, impl_->last_read_ms);
+    std::snprintf(text, sizeof text, "program %.1f, upload %.1f, pass %.1f, read back %.1f (copy and map %.1f)",
+                  impl_->last_program_ms, impl_->last_upload_ms, impl_->last_ms, impl_->last_read_ms, impl_->last_map_ms);
     return text;
 }
 

@@ -108,10 +108,10 @@ static std::vector<double> face_solid_angles(int n, int threads) {
     return out;
 }
 
-std::vector<CubeMap> cube_mip_chain(const CubeMap& base, int threads) {
+std::vector<CubeMap> cube_mip_chain(CubeMap base, int threads) {
     if (!is_power_of_two(base.size)) throw std::invalid_argument("cube_mip_chain: face size is not a power of two");
     std::vector<CubeMap> chain;
-    chain.push_back(base);
+    chain.push_back(std::move(base));
     while (chain.back().size > 1) {
         const CubeMap& fine = chain.back();
         const std::vector<double> omega = face_solid_angles(fine.size, threads);
@@ -217,8 +217,8 @@ SpecularInput prepare_specular_input(const Environment& env, int source_size, co
     in.average_ms = average_watch.ms();
     in.average_by = average_by;
     const Stopwatch mips_watch;
-    in.mips = cube_mip_chain(full, threads);
-    in.capped_mips = capped.size > 0 ? cube_mip_chain(capped, threads) : in.mips;
+    in.mips = cube_mip_chain(std::move(full), threads);
+    in.capped_mips = capped.size > 0 ? cube_mip_chain(std::move(capped), threads) : in.mips;
     in.mips_ms = mips_watch.ms();
     return in;
 }

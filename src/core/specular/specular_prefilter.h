@@ -42,7 +42,8 @@ int default_specular_source_size(const Environment& env, int base_size);
 CubeMap make_specular_source(const Environment& env, int size, int threads = 0);
 
 // Solid-angle-weighted 2x2 averages down to 1x1: level 0 is `base` itself (size a power of two).
-std::vector<CubeMap> cube_mip_chain(const CubeMap& base, int threads = 0);
+// (`base` by value: moved in where the caller has no further use for it.)
+std::vector<CubeMap> cube_mip_chain(CubeMap base, int threads = 0);
 
 // The chain's level 0 (roughness 0): the area average of the source over each texel of the base
 // size, i.e. the source's mip level of that size (or, for a smaller source, its texel under each one).
