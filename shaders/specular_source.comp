@@ -45,10 +45,10 @@ layout(std430, binding = 4) readonly buffer Constants { double constants[]; };
 #define kTwoPiD constants[2]
 
 // Division and square root refined by two Newton steps on an exact fma residual, with the
-// driver's reciprocal: GLSL leaves their double precision to the driver, and on NVIDIA the shader
-// as first written (plain a / b, sqrt) missed the CPU by percents on dim texels next to a sun (the
-// edge pieces' Δφ off by more than the sun's column sums allow). Each step squares the relative
-// error of the driver's reciprocal; with an IEEE one (llvmpipe) the result is within an ulp of a / b.
+// driver's reciprocal: GLSL leaves their double precision to the driver (the "[probe]" test prints
+// what it gives), and the pieces' Δφ must be exact to double rounding, as the column sums of a sun
+// multiply its error. Each step squares the relative error of the driver's reciprocal; with an
+// IEEE one the result is within an ulp of a / b.
 double div_d(double a, double b) {
     const double inv = 1.0LF / b;
     double q = a * inv;
