@@ -63,6 +63,11 @@ double sqrt_d(double x) {
     return fma(fma(-r, r, x), half_inv, r);
 }
 
+// dot and cross spelled out, in the CPU's order (vec3.h): the built-ins' double precision is the
+// driver's, and these feed every crossing point.
+double dot3(dvec3 a, dvec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+dvec3 cross3(dvec3 a, dvec3 b) { return dvec3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
+
 double top_at(int k) { return grid[k]; }
 double row_height_at(int i) { return grid[u_height + 1 + i]; }
 double cos_phi_at(int j) { return grid[2 * u_height + 1 + j]; }
@@ -167,7 +172,7 @@ bool in_col(int j, double x, double z) {
     return cos_phi_at(j) * z - sin_phi_at(j) * x >= 0.0LF && x * sin_phi_at(k) - z * cos_phi_at(k) >= 0.0LF;
 }
 void locate(dvec3 d, inout int row, inout int col) {
-    const double h = div_d(d.y, sqrt_d(dot(d, d)));
+    const double h = div_d(d.y, sqrt_d(dot3(d, d)));
     if (!in_row(row, h)) {
         if (in_row(row - 1, h)) --row;
         else if (in_row(row + 1, h)) ++row;
@@ -182,7 +187,7 @@ void locate(dvec3 d, inout int row, inout int col) {
     }
 }
 
-dvec3 normalized(dvec3 a) { return a * div_d(1.0LF, sqrt_d(dot(a, a))); }
+dvec3 normalized(dvec3 a) { return a * div_d(1.0LF, sqrt_d(dot3(a, a))); }
 
 struct ArcPoint {
     dvec3 d;
@@ -240,8 +245,8 @@ void add_piece(int row, int col, double dphi, double area) {
 // crossings merged as they are made), each piece added with `sign`.
 void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
     const dvec3 a = pa.d, b = pb.d;
-    const dvec3 u = cross(m, a);
-    const double key_end = arc_key(dot(a, b), dot(cross(a, b), m));
+    const dvec3 u = cross3(m, a);
+    const double key_end = arc_key(dot3(a, b), dot3(cross3(a, b), m));
     // Row crossings: boundaries k in [k_first, k_end) (top[k] strictly between the ends' heights).
     const double lo = min(a.y, b.y), hi = max(a.y, b.y), ey2 = 1.0LF - m.y * m.y;
     int k_first = 0, k_end = 0;
@@ -250,8 +255,8 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
     if (hi > lo && ey2 > 0.0LF) {
         ey = sqrt_d(ey2);
         e = dvec3(-m.y * m.x, ey2, -m.y * m.z) * div_d(1.0LF, ey);
-        w = cross(m, e);
-        side = dot(a + b, w) < 0.0LF ? -1.0LF : 1.0LF;
+        w = cross3(m, e);
+        side = dot3(a + b, w) < 0.0LF ? -1.0LF : 1.0LF;
         k_first = (b.y < a.y ? pa.row : pb.row) + 1;
         while (k_first < u_height && top_at(k_first) > lo && !(top_at(k_first) < hi)) ++k_first;
         k_end = k_first;
@@ -285,7 +290,7 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
             const double c = clamp(div_d(top_at(k_next), ey), -1.0LF, 1.0LF);
             const double s = side * sqrt_d(max(0.0LF, 1.0LF - c * c));
             row_p = e * c + w * s;
-            row_key = min(key_end, max(0.0LF, arc_key(dot(a, row_p), dot(u, row_p))));
+            row_key = min(key_end, max(0.0LF, arc_key(dot3(a, row_p), dot3(u, row_p))));
             have_row = true;
             k_next += rows_down ? 1 : -1;
         }
@@ -294,11 +299,11 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
             j_next += jstep;
             const int jm = (j + 2 * u_width) % u_width;  // j > -W: GLSL leaves % of negatives undefined
             const double c = cos_phi_at(jm), s = sin_phi_at(jm);
-            dvec3 x = cross(m, dvec3(-s, 0.0LF, c));
-            const double len = sqrt_d(dot(x, x));
+            dvec3 x = cross3(m, dvec3(-s, 0.0LF, c));
+            const double len = sqrt_d(dot3(x, x));
             if (!(len > 0.0LF)) continue;
             x = x * div_d(x.x * c + x.z * s < 0.0LF ? -1.0LF : 1.0LF, len);
-            col_key = min(key_end, max(0.0LF, arc_key(dot(a, x), dot(u, x))));
+            col_key = min(key_end, max(0.0LF, arc_key(dot3(a, x), dot3(u, x))));
             col_p = x;
             col_dphi = (-kPiD + div_d(double(j), per_col)) - pa.phi;
             have_col = true;
@@ -378,14 +383,14 @@ void main() {
         const dvec3 p = raw[edge[e].x], q = raw[edge[e].y];
         if (p.x * q.z - p.z * q.x == 0.0LF) continue;  // a meridian: dφ = 0 along it
         const dvec3 a = dirs[edge[e].x], b = dirs[edge[e].y];
-        const dvec3 m = normalized(cross(a, b));
+        const dvec3 m = normalized(cross3(a, b));
         const double ey = 1.0LF - m.y * m.y;
         int cut = -1;
         if (ey > 0.0LF) {
             const dvec3 up = dvec3(-m.y * m.x, ey, -m.y * m.z) * div_d(1.0LF, sqrt_d(ey));
             for (int k = 0; k < 2 && cut < 0; ++k) {
                 const dvec3 x = k == 0 ? up : -up;
-                if (dot(cross(a, x), m) > 0.0LF && dot(cross(x, b), m) > 0.0LF) {
+                if (dot3(cross3(a, x), m) > 0.0LF && dot3(cross3(x, b), m) > 0.0LF) {
                     cut = points;
                     dirs[points++] = x;
                     top = max(top, x.y);

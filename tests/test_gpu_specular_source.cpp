@@ -190,7 +190,7 @@ TEST_CASE("GPU specular source: cube inputs are left to the CPU", "[gpu][specula
     CHECK(gpu.supports(make_equirect_env(64, 32, dim_sky), 16));
 }
 
-TEST_CASE("GPU double division and square root: how far from IEEE (informative)", "[gpu][specular][source][probe]") {
+TEST_CASE("GPU double division, square root, dot, cross, length: how far from double (informative)", "[gpu][specular][source][probe]") {
     // Why shaders/specular_source.comp refines them: the driver's own precision, measured here on
     // random operands (the shader's div_d / sqrt_d are checked by the tests above).
     auto ctx = open_gpu();
@@ -200,9 +200,13 @@ layout(local_size_x = 64) in;
 layout(std430, binding = 0) buffer Data { double v[]; };
 void main() {
     const uint i = gl_GlobalInvocationID.x;
-    const double a = v[4u * i], b = v[4u * i + 1u];
-    v[4u * i + 2u] = a / b;
-    v[4u * i + 3u] = sqrt(a);
+    const double a = v[8u * i], b = v[8u * i + 1u];
+    const dvec3 x = dvec3(a, b, v[8u * i + 2u]), y = dvec3(b, v[8u * i + 2u], a);
+    v[8u * i + 3u] = a / b;
+    v[8u * i + 4u] = sqrt(a);
+    v[8u * i + 5u] = dot(x, y);
+    v[8u * i + 6u] = cross(x, y).x;
+    v[8u * i + 7u] = length(x);
 })";
     const GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
     glShaderSource(shader, 1, &source, nullptr);
@@ -216,13 +220,11 @@ void main() {
     glGetProgramiv(program, GL_LINK_STATUS, &ok);
     REQUIRE(ok);
     constexpr int kCount = 4096;
-    std::vector<double> data(4 * kCount);
+    std::vector<double> data(8 * kCount);
     std::mt19937_64 rng(3);
     std::uniform_real_distribution<double> u(0.5, 2.0);
-    for (int i = 0; i < kCount; ++i) {
-        data[4 * i] = u(rng) * std::ldexp(1.0, static_cast<int>(rng() % 40) - 20);
-        data[4 * i + 1] = u(rng) * std::ldexp(1.0, static_cast<int>(rng() % 40) - 20);
-    }
+    for (int i = 0; i < kCount; ++i)
+        for (int k = 0; k < 3; ++k) data[8 * i + k] = u(rng) * std::ldexp(1.0, static_cast<int>(rng() % 40) - 20);
     GLuint buffer = 0;
     glGenBuffers(1, &buffer);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer);
@@ -232,15 +234,26 @@ void main() {
     glDispatchCompute(kCount / 64, 1, 1);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(data.size() * sizeof(double)), data.data());
-    double div = 0, root = 0;
+    // Relative errors; dot and cross against long double (their terms are all positive or the
+    // difference of two products: measured against the larger term).
+    double div = 0, root = 0, dot_err = 0, cross_err = 0, len_err = 0;
     for (int i = 0; i < kCount; ++i) {
-        const double q = data[4 * i] / data[4 * i + 1], s = std::sqrt(data[4 * i]);
-        div = std::max(div, std::fabs(data[4 * i + 2] - q) / q);
-        root = std::max(root, std::fabs(data[4 * i + 3] - s) / s);
+        const double a = data[8 * i], b = data[8 * i + 1], c = data[8 * i + 2];
+        const long double d = static_cast<long double>(a) * b + static_cast<long double>(b) * c + static_cast<long double>(c) * a;
+        const long double cx = static_cast<long double>(b) * a - static_cast<long double>(c) * c;
+        const long double len = std::sqrt(static_cast<long double>(a) * a + static_cast<long double>(b) * b + static_cast<long double>(c) * c);
+        div = std::max(div, std::fabs(data[8 * i + 3] - a / b) / (a / b));
+        root = std::max(root, std::fabs(data[8 * i + 4] - std::sqrt(a)) / std::sqrt(a));
+        dot_err = std::max(dot_err, static_cast<double>(std::fabs(data[8 * i + 5] - d) / d));
+        cross_err = std::max(cross_err, static_cast<double>(std::fabs(data[8 * i + 6] - cx) /
+                                                              std::max(static_cast<long double>(b) * a, static_cast<long double>(c) * c)));
+        len_err = std::max(len_err, static_cast<double>(std::fabs(data[8 * i + 7] - len) / len));
     }
     glDeleteBuffers(1, &buffer);
     glDeleteProgram(program);
     glDeleteShader(shader);
-    WARN("GPU double a / b: max relative error " << div << "; sqrt: " << root << " (IEEE: 1.1e-16)");
+    WARN("GPU double a / b: max relative error " << div << "; sqrt: " << root << "; dot(dvec3): " << dot_err
+                                                   << "; cross(dvec3): " << cross_err << "; length(dvec3): " << len_err
+                                                   << " (double rounding: ~1e-16; float: ~6e-8)");
     CHECK(std::isfinite(div));
 }
