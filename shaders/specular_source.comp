@@ -33,10 +33,10 @@ uniform int u_height;
 uniform int u_capping;
 uniform double u_threshold;
 
-// Every double constant that float cannot hold exactly comes from the host: NVIDIA's compiler
-// (driver 580) rounded `const double kPi = 3.14159265358979323846LF` to float, which moved the
-// column crossings by 1e-7 of a radian and the averages next to a sun by up to 4% (tests/
-// test_gpu_specular_source.cpp failed there as it does here with π rounded to float on llvmpipe).
+// Every double constant that float cannot hold exactly comes from the host, so that no compiler's
+// handling of double literals can round one (π rounded to float moves the column crossings by 1e-7
+// rad and the averages next to a sun by up to 4% on llvmpipe; on the H200 this was tried as the
+// cause of its errors and was not it: bench/results/h100-issue19-gpusource/table.md).
 // [0] π, [1] π/2, [2] 2π, [3..11] atan(k/8), [12..18] 1/3, 1/5, ..., 1/15, [19..21] the Rec. 709
 // luminance weights.
 layout(std430, binding = 4) readonly buffer Constants { double constants[]; };

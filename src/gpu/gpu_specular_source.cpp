@@ -96,8 +96,8 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
         for (int c = 0; c < size; ++c) omega[static_cast<std::size_t>(r) * size + c] = cube_texel_solid_angle(r, c, size);
     });
     m.omega.allocate(omega.size() * sizeof(double), omega.data());
-    // The shader's double constants (shaders/specular_source.comp: NVIDIA rounds double literals
-    // of its globals to float).
+    // The shader's non-dyadic double constants (shaders/specular_source.comp), so that no
+    // compiler's handling of double literals can round them.
     {
         constexpr double kPi = 3.14159265358979323846;
         std::vector<double> c = {kPi, kPi / 2, 2 * kPi};
