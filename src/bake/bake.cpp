@@ -187,6 +187,14 @@ void Bake::specular(State& st) {
     st.specular = devices_.run(Operation::Specular, st.job.label,
                                [&](Backend& b) { return bake_specular(st.loaded.env, s_.specular, b, s_.threads); });
     st.rep.timings.specular = st.specular->source_ms + st.specular->prefilter_ms;
+    {
+        const SpecularInput& in = st.specular->input;
+        char parts[256];
+        std::snprintf(parts, sizeof parts, "source %.1f: split %.1f, average %.1f (%s), mips %.1f; prefilter %.1f",
+                      st.specular->source_ms, in.split_ms, in.average_ms, in.average_by.c_str(), in.mips_ms,
+                      st.specular->prefilter_ms);
+        st.rep.timings.specular_parts = parts;
+    }
     if (!s_.compare) return;
     compare_specular(*st.specular, kSpecularCompareTexels, s_.threads);
     for (const std::string& line : describe_specular_comparison(*st.specular)) log_.result(line);

@@ -12,6 +12,7 @@ class GpuProjector;
 class GpuExactIrradiance;
 class GpuIrradianceCells;
 class GpuSpecularPrefilter;
+class GpuSpecularSource;
 
 class GpuBackend final : public Backend {
 public:
@@ -29,6 +30,9 @@ public:
     std::vector<Rgb> exact_irradiance(const IrradianceCells& cells, const std::vector<Vec3>& directions,
                                       double& ms) override;
     Image sh_irradiance_map(const ShCoefficients& irradiance, const MapShape& shape, double& ms) override;
+    // The CPU's source (Backend's); with BAKE_SPECULAR_SOURCE=gpu the area averages of lat-long
+    // inputs on the GPU (GpuSpecularSource: not yet within its bound on NVIDIA, see the .cpp).
+    SpecularInput prepare_specular(const Environment& env, int source_size, int threads) override;
     std::vector<CubeMap> prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
                                             double& ms) override;
 
@@ -44,6 +48,7 @@ private:
     std::unique_ptr<GpuExactIrradiance> exact_;
     std::unique_ptr<GpuIrradianceCells> cells_;
     std::unique_ptr<GpuSpecularPrefilter> specular_;
+    std::unique_ptr<GpuSpecularSource> specular_source_;
 };
 
 }  // namespace bake

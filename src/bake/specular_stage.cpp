@@ -31,7 +31,7 @@ SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Ba
     // Progress: the source, then every level after the first (each costs about the same).
     stage_progress::begin(settings.levels());
     const Stopwatch source_watch;
-    out.input = prepare_specular_input(env, settings.source_size, threads);
+    out.input = backend.prepare_specular(env, settings.source_size, threads);
     const SpecularInput& input = out.input;
     stage_progress::advance();
     out.bright_texels = static_cast<int>(input.bright.size());

@@ -111,6 +111,8 @@ std::string timings_line(const FileReport& rep) {
     for (const auto& [name, value] : stages) {
         if (!value) continue;
         line += std::string(first ? " " : ", ") + name + " " + format_ms(*value);
+        if (std::string(name) == "specular" && !rep.timings.specular_parts.empty())
+            line += " (" + rep.timings.specular_parts + ")";
         first = false;
     }
     if (rep.path == "gpu")

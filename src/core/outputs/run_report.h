@@ -15,6 +15,8 @@ namespace bake {
 //   write       all outputs of the file                  total    the whole file, wall clock
 struct StageTimings {
     std::optional<double> load, upload, project, reduce, sh_error, irradiance, specular, write, total;
+    // --timings only (not in the report): the specular stage's parts, "split 12, average 300, ...".
+    std::string specular_parts;
 };
 
 // One input's outcome, as the report states it (docs/report.schema.json, "file").

@@ -10,6 +10,7 @@
 //     P(n) = ∫ L(l) W(n, l) dl / ∫ W(n, l) dl,   W(n, l) = max(0, n·l) · D(h),
 // which is what the reference computes over the source texels and what the GPU estimates.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,8 @@ int default_specular_source_size(const Environment& env, int base_size);
 CubeMap make_specular_source(const Environment& env, int size, int threads = 0);
 
 // Solid-angle-weighted 2x2 averages down to 1x1: level 0 is `base` itself (size a power of two).
-std::vector<CubeMap> cube_mip_chain(const CubeMap& base, int threads = 0);
+// (`base` by value: moved in where the caller has no further use for it.)
+std::vector<CubeMap> cube_mip_chain(CubeMap base, int threads = 0);
 
 // The chain's level 0 (roughness 0): the area average of the source over each texel of the base
 // size, i.e. the source's mip level of that size (or, for a smaller source, its texel under each one).
@@ -81,10 +83,23 @@ struct SpecularInput {
     double threshold = 0;               // |luminance| above which a texel is capped (infinity: none)
     bool bright_equirect = false;       // the bright texels' grid: lat-long width x height, or cube faces of width
     int bright_width = 0, bright_height = 0;
+    // Wall-clock milliseconds of its parts (--timings): the bright split over the input, the area
+    // averages (full and capped), the mip chains; and where the averages were computed.
+    double split_ms = 0, average_ms = 0, mips_ms = 0;
+    std::string average_by = "cpu";
 };
 // The source of `source_size` from the input, split as above (packed texels are read as their expansion).
 SpecularInput prepare_specular_input(const Environment& env, int source_size, int threads = 0,
                                      double bright_factor = kSpecularBrightFactor, int max_bright = kMaxBrightTexels);
+// The same with the area averages (full and capped) made by `average` (the GPU's, say) in place of
+// area_average_cube; `average_by` names it in --timings.
+using SpecularAverage = std::function<void(const Environment&, int size, const LuminanceCap&, CubeMap* full, CubeMap* capped)>;
+// `alongside_split`, when given, runs on this thread while the split runs on another (the GPU's
+// upload of the input, say).
+SpecularInput prepare_specular_input(const Environment& env, int source_size, const SpecularAverage& average,
+                                     const std::string& average_by, int threads = 0,
+                                     double bright_factor = kSpecularBrightFactor, int max_bright = kMaxBrightTexels,
+                                     const std::function<void()>& alongside_split = {});
 // The same for a cube taken as the input itself (its own size).
 SpecularInput prepare_specular_input(const CubeMap& source, int threads = 0, double bright_factor = kSpecularBrightFactor,
                                      int max_bright = kMaxBrightTexels);

@@ -449,10 +449,15 @@ std::vector<BrightTexel> split_bright_texels(const Environment& env, double fact
     const int per_block = std::max(1, (1 << 18) / std::max(1, rows.width()));
     const int blocks = (rows.count() + per_block - 1) / per_block;
     std::vector<double> lum_sum(static_cast<std::size_t>(blocks)), omega_sum(static_cast<std::size_t>(blocks));
+    // Each row's largest |luminance| (pass 1), so that pass 2 reads only the rows that hold a
+    // candidate (none of the others can: the same texels, the same order, fewer reads).
+    std::vector<double> row_max(static_cast<std::size_t>(rows.count()), 0.0);
+    double skip_below = -1;  // pass 2: rows whose largest is not above this are skipped
     auto for_texels = [&](int block, const auto& fn) {
         std::vector<float> buf(3 * static_cast<std::size_t>(rows.width()));
         std::vector<double> omega_buf;
         for (int r = block * per_block; r < std::min(rows.count(), (block + 1) * per_block); ++r) {
+            if (!(row_max[static_cast<std::size_t>(r)] > skip_below)) continue;
             rows.read(r, buf.data());
             const double* omega = rows.omegas(r, omega_buf);
             for (int c = 0; c < rows.width(); ++c) fn(r, c, &buf[3 * static_cast<std::size_t>(c)], omega[c]);
@@ -460,9 +465,12 @@ std::vector<BrightTexel> split_bright_texels(const Environment& env, double fact
     };
     parallel_for(blocks, resolve_threads(threads, blocks), [&](int b) {
         double l = 0, o = 0;
-        for_texels(b, [&](int, int, const float* t, double omega) {
-            l += omega * texel_luminance(t);
+        for_texels(b, [&](int r, int, const float* t, double omega) {
+            const double lum = texel_luminance(t);
+            l += omega * lum;
             o += omega;
+            double& m = row_max[static_cast<std::size_t>(r)];
+            if (lum > m) m = lum;
         });
         lum_sum[static_cast<std::size_t>(b)] = l;
         omega_sum[static_cast<std::size_t>(b)] = o;
@@ -476,6 +484,7 @@ std::vector<BrightTexel> split_bright_texels(const Environment& env, double fact
     *cap = LuminanceCap{};
     if (!(mean > 0)) return {};
     // Texels above factor x mean, at most max_bright + 1 a block (those hold the largest overall).
+    skip_below = factor * mean;
     const std::size_t keep = static_cast<std::size_t>(std::max(0, max_bright)) + 1;
     std::vector<std::vector<Candidate>> found(static_cast<std::size_t>(blocks));
     parallel_for(blocks, resolve_threads(threads, blocks), [&](int b) {
@@ -526,6 +535,15 @@ bool LuminanceCap::apply(const float* rgb, float* keep) const {
     const double scale = threshold / lum;
     for (int c = 0; c < 3; ++c) keep[c] = static_cast<float>(rgb[c] * scale);
     return true;
+}
+
+std::vector<double> equirect_source_grid(int width, int height) {
+    const EquirectGrid g(width, height);
+    std::vector<double> out(g.top);
+    out.insert(out.end(), g.row_height.begin(), g.row_height.end());
+    out.insert(out.end(), g.cos_phi.begin(), g.cos_phi.end());
+    out.insert(out.end(), g.sin_phi.begin(), g.sin_phi.end());
+    return out;
 }
 
 void area_average_cube(const Environment& env, int size, const LuminanceCap& cap, CubeMap* full, CubeMap* capped, int threads) {

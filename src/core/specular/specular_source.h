@@ -69,4 +69,10 @@ std::vector<BrightTexel> split_bright_texels(const Environment& env, double fact
 void area_average_cube(const Environment& env, int size, const LuminanceCap& cap, CubeMap* full, CubeMap* capped,
                        int threads = 0);
 
+// The lat-long grid area_average_cube uses for a width x height input, as one list (the GPU
+// source's table, shaders/specular_source.comp): top[height + 1] (cos(π k / height), ±1 at the
+// poles), row_height[height] (top[i] - top[i + 1]), cos_phi[width], sin_phi[width] (boundary
+// meridian j at φ = -π + 2π j / width).
+std::vector<double> equirect_source_grid(int width, int height);
+
 }  // namespace bake

@@ -1,0 +1,48 @@
+#pragma once
+#include <memory>
+#include <string>
+
+#include "cube_map.h"
+#include "layout.h"
+#include "specular_source.h"
+
+namespace bake {
+
+class GpuProjector;
+
+// The specular source cube (specular_source.h's area_average_cube) of a lat-long input on the GPU:
+// shaders/specular_source.comp, in double precision, one invocation a cube texel; it reads the
+// input's texels as the projection uploads them (GpuProjector::upload: as the file stores them,
+// RGB float, RGBE or half, through its staging path) when they fit one buffer, else from its own
+// copy. On llvmpipe the result is within 1e-6 relative of the CPU's (tests/test_gpu_specular_source.cpp),
+// not bit for bit; on NVIDIA (H200, driver 580) it is not yet (1e-5 - 1e-4 on sun maps, up to 100%
+// on some texels of the shared maps, deterministic; division is IEEE there, and host-supplied
+// constants changed nothing), so the bake uses it only with BAKE_SPECULAR_SOURCE=gpu.
+// Needs the context current on this thread; throws GpuError on any GL failure.
+class GpuSpecularSource {
+public:
+    explicit GpuSpecularSource(GpuProjector& projector);
+    ~GpuSpecularSource();
+    GpuSpecularSource(const GpuSpecularSource&) = delete;
+    GpuSpecularSource& operator=(const GpuSpecularSource&) = delete;
+
+    // Whether average() takes env: a lat-long input whose texels fit one storage block and whose
+    // cube fits the dispatch limits (cube inputs stay on the CPU).
+    bool supports(const Environment& env, int size) const;
+    // Sends env's texels and the tables for a cube of `size` (and compiles the program): the next
+    // average() of env uses them. Separate so that it can run while the CPU makes the bright split.
+    void upload(const Environment& env, int size, int threads = 0);
+    // area_average_cube(env, size, cap, full, capped) on the GPU (uploading env first unless upload() just did).
+    void average(const Environment& env, int size, const LuminanceCap& cap, CubeMap* full, CubeMap* capped, int threads = 0);
+    // GPU time of the last average()'s dispatch, and the wall clock of its upload (milliseconds).
+    double last_ms() const;
+    double last_upload_ms() const;
+    // "program P, upload U, pass X, read back R" (milliseconds) of the last average(), for --timings.
+    std::string last_detail() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bake
