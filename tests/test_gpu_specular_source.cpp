@@ -2,10 +2,11 @@
 // the CPU's exact area average (area_average_cube), texel by texel within 1e-6 relative, full and
 // capped; and level 0 of the GPU path's source holding the input's integral (issue 19).
 //
-// The three comparisons are [!mayfail]: they pass on llvmpipe, and fail on the H200 machine
-// (NVIDIA 580: 1e-5 - 1e-4 relative on the suns, up to 100% on texels of the shared maps, the same
-// values every run; bench/results/h100-issue19-gpusource/tests-source.txt), which is why the bake
-// uses the GPU source only with BAKE_SPECULAR_SOURCE=gpu. Drop the tag once they pass there.
+// The three comparisons pass on llvmpipe (CI) and FAIL on the H200 machine (NVIDIA 580: 1e-5 - 1e-4
+// relative on the suns, up to 100% on texels of the shared maps, the same values every run;
+// bench/results/h100-issue19-gpusource/tests-source.txt). That failure is real and known: it is why
+// the bake does not use the GPU source (only the test hook BAKE_TEST_GPU_SPECULAR_SOURCE=1 turns it
+// on) until the cause is found and these pass there.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -90,7 +91,7 @@ double integral(const CubeMap& m, int ch) {
 
 }  // namespace
 
-TEST_CASE("GPU specular source: lat-long suns at odd sizes against the CPU's exact average", "[gpu][specular][source][!mayfail]") {
+TEST_CASE("GPU specular source: lat-long suns at odd sizes against the CPU's exact average", "[gpu][specular][source]") {
     auto ctx = open_gpu();
     if (!ctx) return;
     GpuSpecularSource gpu(*ctx->projector);
@@ -139,7 +140,7 @@ Environment packed_sun_sky(int w, int h, TexelEncoding encoding, int sun_row, in
     return env;
 }
 
-TEST_CASE("GPU specular source: packed texels (RGBE, half) as the CPU expands them", "[gpu][specular][source][!mayfail]") {
+TEST_CASE("GPU specular source: packed texels (RGBE, half) as the CPU expands them", "[gpu][specular][source]") {
     auto ctx = open_gpu();
     if (!ctx) return;
     GpuSpecularSource gpu(*ctx->projector);
@@ -154,7 +155,7 @@ TEST_CASE("GPU specular source: packed texels (RGBE, half) as the CPU expands th
     check_source(gpu, random_packed_equirect(130, 64, TexelEncoding::Half, 9), 16, "random half 130x64", 1e-14);
 }
 
-TEST_CASE("GPU specular source: the shared real maps, and level 0 holds the input's integral", "[gpu][specular][source][energy][!mayfail]") {
+TEST_CASE("GPU specular source: the shared real maps, and level 0 holds the input's integral", "[gpu][specular][source][energy]") {
     auto ctx = open_gpu();
     if (!ctx) return;
     GpuSpecularSource gpu(*ctx->projector);
@@ -188,72 +189,4 @@ TEST_CASE("GPU specular source: cube inputs are left to the CPU", "[gpu][specula
     GpuSpecularSource gpu(*ctx->projector);
     CHECK_FALSE(gpu.supports(make_cube_env(8, dim_sky), 8));
     CHECK(gpu.supports(make_equirect_env(64, 32, dim_sky), 16));
-}
-
-TEST_CASE("GPU double division, square root, dot, cross, length: how far from double (informative)", "[gpu][specular][source][probe]") {
-    // Why shaders/specular_source.comp refines them: the driver's own precision, measured here on
-    // random operands (the shader's div_d / sqrt_d are checked by the tests above).
-    auto ctx = open_gpu();
-    if (!ctx) return;
-    const char* source = R"(#version 430 core
-layout(local_size_x = 64) in;
-layout(std430, binding = 0) buffer Data { double v[]; };
-void main() {
-    const uint i = gl_GlobalInvocationID.x;
-    const double a = v[8u * i], b = v[8u * i + 1u];
-    const dvec3 x = dvec3(a, b, v[8u * i + 2u]), y = dvec3(b, v[8u * i + 2u], a);
-    v[8u * i + 3u] = a / b;
-    v[8u * i + 4u] = sqrt(a);
-    v[8u * i + 5u] = dot(x, y);
-    v[8u * i + 6u] = cross(x, y).x;
-    v[8u * i + 7u] = length(x);
-})";
-    const GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
-    glShaderSource(shader, 1, &source, nullptr);
-    glCompileShader(shader);
-    GLint ok = 0;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    REQUIRE(ok);
-    const GLuint program = glCreateProgram();
-    glAttachShader(program, shader);
-    glLinkProgram(program);
-    glGetProgramiv(program, GL_LINK_STATUS, &ok);
-    REQUIRE(ok);
-    constexpr int kCount = 4096;
-    std::vector<double> data(8 * kCount);
-    std::mt19937_64 rng(3);
-    std::uniform_real_distribution<double> u(0.5, 2.0);
-    for (int i = 0; i < kCount; ++i)
-        for (int k = 0; k < 3; ++k) data[8 * i + k] = u(rng) * std::ldexp(1.0, static_cast<int>(rng() % 40) - 20);
-    GLuint buffer = 0;
-    glGenBuffers(1, &buffer);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer);
-    glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(data.size() * sizeof(double)), data.data(), GL_STREAM_READ);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
-    glUseProgram(program);
-    glDispatchCompute(kCount / 64, 1, 1);
-    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(data.size() * sizeof(double)), data.data());
-    // Relative errors; dot and cross against long double (their terms are all positive or the
-    // difference of two products: measured against the larger term).
-    double div = 0, root = 0, dot_err = 0, cross_err = 0, len_err = 0;
-    for (int i = 0; i < kCount; ++i) {
-        const double a = data[8 * i], b = data[8 * i + 1], c = data[8 * i + 2];
-        const long double d = static_cast<long double>(a) * b + static_cast<long double>(b) * c + static_cast<long double>(c) * a;
-        const long double cx = static_cast<long double>(b) * a - static_cast<long double>(c) * c;
-        const long double len = std::sqrt(static_cast<long double>(a) * a + static_cast<long double>(b) * b + static_cast<long double>(c) * c);
-        div = std::max(div, std::fabs(data[8 * i + 3] - a / b) / (a / b));
-        root = std::max(root, std::fabs(data[8 * i + 4] - std::sqrt(a)) / std::sqrt(a));
-        dot_err = std::max(dot_err, static_cast<double>(std::fabs(data[8 * i + 5] - d) / d));
-        cross_err = std::max(cross_err, static_cast<double>(std::fabs(data[8 * i + 6] - cx) /
-                                                              std::max(static_cast<long double>(b) * a, static_cast<long double>(c) * c)));
-        len_err = std::max(len_err, static_cast<double>(std::fabs(data[8 * i + 7] - len) / len));
-    }
-    glDeleteBuffers(1, &buffer);
-    glDeleteProgram(program);
-    glDeleteShader(shader);
-    WARN("GPU double a / b: max relative error " << div << "; sqrt: " << root << "; dot(dvec3): " << dot_err
-                                                   << "; cross(dvec3): " << cross_err << "; length(dvec3): " << len_err
-                                                   << " (double rounding: ~1e-16; float: ~6e-8)");
-    CHECK(std::isfinite(div));
 }

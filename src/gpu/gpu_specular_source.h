@@ -17,7 +17,7 @@ class GpuProjector;
 // copy. On llvmpipe the result is within 1e-6 relative of the CPU's (tests/test_gpu_specular_source.cpp),
 // not bit for bit; on NVIDIA (H200, driver 580) it is not yet (1e-5 - 1e-4 on sun maps, up to 100%
 // on some texels of the shared maps, deterministic; division is IEEE there, and host-supplied
-// constants changed nothing), so the bake uses it only with BAKE_SPECULAR_SOURCE=gpu.
+// constants changed nothing), so the bake uses it only with BAKE_TEST_GPU_SPECULAR_SOURCE=1.
 // Needs the context current on this thread; throws GpuError on any GL failure.
 class GpuSpecularSource {
 public:
