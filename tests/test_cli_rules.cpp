@@ -178,16 +178,21 @@ TEST_CASE("rules: output names that cannot be meant are refused", "[cli][rules]"
     CHECK(file_exists(dir + "/sample_sky_irr.json"));
 }
 
-// #19: --jobs 2 by default decoded ahead on the CPU path too, costing time and memory there.
-TEST_CASE("rules: --jobs auto decodes ahead only where the GPU bakes", "[cli][rules][batch]") {
+// #19: --jobs 2 by default decoded ahead on a 2-core CPU path too, costing time and memory there;
+// and --device auto, which bakes SH on the CPU, still decoded ahead as if the GPU baked. On 16
+// cores the CPU path gains from decoding ahead (scripts/batch-crossover), so the rule is by threads.
+TEST_CASE("rules: --jobs auto decodes ahead where the GPU bakes or the CPU has 8+ threads", "[cli][rules][batch]") {
     const std::string dir = scratch("rules_jobs");
     const std::string batch = kSample + " " + kSky + " --out-dir " + dir + " --name '{stem}.json' --report " + dir + "/r.json";
-    REQUIRE(run_cli(batch + " --device cpu").exit_code == 0);
-    CHECK(read_json(dir + "/r.json")["settings"]["jobs"] == 0);
-    REQUIRE(run_cli(batch + " --device cpu --jobs 3").exit_code == 0);
-    CHECK(read_json(dir + "/r.json")["settings"]["jobs"] == 3);
-    REQUIRE(run_cli(batch + " --device auto").exit_code == 0);
-    CHECK(read_json(dir + "/r.json")["settings"]["jobs"] == 2);
+    auto jobs = [&](const std::string& options) {
+        REQUIRE(run_cli(batch + " " + options).exit_code == 0);
+        return read_json(dir + "/r.json")["settings"]["jobs"].get<int>();
+    };
+    CHECK(jobs("--device cpu --threads 2") == 0);
+    CHECK(jobs("--device auto --threads 2") == 0);  // SH on the CPU: no context is made
+    CHECK(jobs("--device cpu --threads 8") == 2);
+    CHECK(jobs("--device auto --threads 16") == 2);
+    CHECK(jobs("--device cpu --threads 2 --jobs 3") == 3);
 }
 
 // #20: --help showed no defaults for these.

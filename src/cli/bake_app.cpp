@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "atomic_file.h"
@@ -123,6 +124,14 @@ private:
     // Work that is the GPU's under --device auto (devices.h says why), and whether a context is made.
     bool gpu_work() const { return !o_.specular.empty() || !o_.gltf.empty() || o_.irradiance == "exact"; }
     bool context_wanted() const { return o_.compare || o_.device == "gpu" || (o_.device == "auto" && gpu_work()); }
+    // --jobs auto: decode 2 inputs ahead where the GPU bakes or the CPU stages have 8 threads or
+    // more, none on small machines, where decoding ahead takes the cores the CPU stages use. Measured
+    // (batches of SH bakes, default jobs): on 16 cores 2 ahead is 1.4-1.8x faster than none for 4-20
+    // maps of 2k-4k; on 2 cores four 8k maps took 1.56 s with 2 ahead and 1.24 s with none.
+    int default_jobs_ahead() const {
+        const int threads = o_.threads > 0 ? o_.threads : static_cast<int>(std::thread::hardware_concurrency());
+        return context_wanted() || threads >= 8 ? 2 : 0;
+    }
     void open_devices();
     std::string bake_inputs(const std::vector<BakeJob>& jobs, class DecodeAhead& decode, RunReport& report);
     std::vector<BakeJob> select_shard(std::vector<BakeJob> jobs, RunReport& report) const;
@@ -221,7 +230,7 @@ private:
 
 int App::run() {
     const Stopwatch run_watch;
-    const int jobs_ahead = o_.jobs >= 0 ? o_.jobs : o_.device == "cpu" ? 0 : 2;
+    const int jobs_ahead = o_.jobs >= 0 ? o_.jobs : default_jobs_ahead();
     RunReport report = new_report(o_, jobs_ahead);
     report.warnings = run_warnings_;
     std::vector<BakeJob> jobs;

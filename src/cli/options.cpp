@@ -61,7 +61,8 @@ Batch: several inputs (or --out-dir/--name) bake each input in turn with one Ope
 several inputs. A failing input does not stop the others (unless --fail-fast); stdout gets one
 line per input and a total; the exit code is that of the first input that failed.
 --jobs N decodes up to N next inputs on worker threads while the current one is baked (auto: 2 when
-the GPU bakes, 0 on the CPU path, whose stages use every core already).
+the GPU bakes or the CPU stages have 8 threads or more; 0 on smaller machines' CPU path, whose
+stages use every core already).
 
 Options that would have no effect are usage errors (--tolerance without --compare or --golden,
 --specular-size without --specular, --size with no map written, ...); --jobs and --fail-fast with a
@@ -246,7 +247,7 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
         ->check(whole_number(0, 22))
         ->capture_default_str();
     app.add_option("--jobs", jobs, "Batch: decode up to N next inputs on worker threads while one bakes (auto: 2 on "
-                                   "the GPU path, 0 on the CPU path)")
+                                   "the GPU path or with 8+ CPU threads, else 0)")
         ->check(one_of({"auto"}) | whole_number(0, 64))
         ->type_name("N|auto")
         ->capture_default_str();
