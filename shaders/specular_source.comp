@@ -114,6 +114,14 @@ double atan2_small(double y, double x) {
 #define TEXEL_FORMAT 0
 #endif
 
+// Half k of the packed texels: both halves unpacked and one picked. No local array (see "No local
+// arrays of doubles" above main()), and not unpackHalf2x16(word >> 16).x, which NVIDIA's driver 580
+// decoded wrongly here (garbage for the odd halves; llvmpipe was right).
+double half_at(uint k) {
+    const vec2 pair = unpackHalf2x16(texel_words[k >> 1u]);
+    return double((k & 1u) != 0u ? pair.y : pair.x);
+}
+
 // The texel as the host expands it (RGBE: byte · 2^(e-136), exactly, subnormals included).
 dvec3 input_texel(int row, int col) {
     const uint i = uint(row) * uint(u_width) + uint(col);
@@ -123,13 +131,7 @@ dvec3 input_texel(int row, int col) {
     const double scale = packDouble2x32(uvec2(0u, (e + 887u) << 20u));  // 2^(e - 136)
     return dvec3(double(w & 255u), double((w >> 8u) & 255u), double((w >> 16u) & 255u)) * scale;
 #elif TEXEL_FORMAT == 2
-    const uint h = 3u * i;
-    float v[3];
-    for (uint c = 0u; c < 3u; ++c) {
-        const uint k = h + c, word = texel_words[k >> 1u];
-        v[c] = unpackHalf2x16((k & 1u) != 0u ? word >> 16u : word).x;
-    }
-    return dvec3(v[0], v[1], v[2]);
+    return dvec3(half_at(3u * i), half_at(3u * i + 1u), half_at(3u * i + 2u));
 #else
     return dvec3(uintBitsToFloat(texel_words[3u * i]), uintBitsToFloat(texel_words[3u * i + 1u]),
                  uintBitsToFloat(texel_words[3u * i + 2u]));
@@ -137,9 +139,9 @@ dvec3 input_texel(int row, int col) {
 }
 
 // The texel and, when capping, LuminanceCap::apply's capped texel (rounded to float as the host does).
-void texel_values(int row, int col, out double v[6]) {
+void texel_values(int row, int col, out dvec3 full, out dvec3 capped) {
     const dvec3 t = input_texel(row, col);
-    v[0] = t.x; v[1] = t.y; v[2] = t.z;
+    full = t;
     dvec3 keep = t;
     if (u_capping != 0) {
         const double lum = abs(constants[19] * t.x + constants[20] * t.y + constants[21] * t.z);
@@ -148,7 +150,7 @@ void texel_values(int row, int col, out double v[6]) {
             keep = dvec3(vec3(t * scale));
         }
     }
-    v[3] = keep.x; v[4] = keep.y; v[5] = keep.z;
+    capped = keep;
 }
 
 // ---- The input's grid (EquirectGrid) -----------------------------------------------------------
@@ -210,7 +212,7 @@ double arc_key(double c, double s) { return c >= 0.0LF ? s : 2.0LF - s; }
 // The texel's state: the column sums' base row, north or south, the sums, a failure flag.
 int g_base;
 bool g_south;
-double g_out[6];
+dvec3 g_out_full, g_out_capped;  // not arrays: see "No local arrays of doubles" above main()
 bool g_failed;
 
 // A piece inside input texel (row, col): Δφ and ∫h dφ along it (signed for the edge's direction).
@@ -226,18 +228,21 @@ void add_piece(int row, int col, double dphi, double area) {
     // Rows summed: [base, row) north, (row, base] south, [row, base) above (subtracted); the
     // walk ends on the piece's row (or, above, on the base row, not summed).
     const int first = above ? row : g_base, end = above ? g_base : row;
-    double sum[6] = double[6](0.0LF, 0.0LF, 0.0LF, 0.0LF, 0.0LF, 0.0LF);
-    double own[6];
+    dvec3 sum_full = dvec3(0.0LF), sum_capped = dvec3(0.0LF), own_full = dvec3(0.0LF), own_capped = dvec3(0.0LF);
     for (int r = first;; r += step) {
-        double l[6];
-        texel_values(r, col, l);
-        if (r == row)
-            for (int c = 0; c < 6; ++c) own[c] = l[c];
+        dvec3 l_full, l_capped;
+        texel_values(r, col, l_full, l_capped);
+        if (r == row) {
+            own_full = l_full;
+            own_capped = l_capped;
+        }
         if (r == end) break;
         const double dh = walk_sign * row_height_at(r);
-        for (int c = 0; c < 6; ++c) sum[c] += l[c] * dh;
+        sum_full += l_full * dh;
+        sum_capped += l_capped * dh;
     }
-    for (int c = 0; c < 6; ++c) g_out[c] += column_sign * sum[c] * dphi + own[c] * local;
+    g_out_full += column_sign * sum_full * dphi + own_full * local;
+    g_out_capped += column_sign * sum_capped * dphi + own_capped * local;
 }
 
 // The arc a -> b (h monotone along it; plane normal m) cut at the input's row and column
@@ -355,6 +360,46 @@ dvec3 face_direction(int face, double s, double t) {
     return dvec3(-s, -t, -1.0LF);
 }
 
+// No local arrays of doubles. NVIDIA's GLSL compiler (driver 580, H100 and H200) keeps a double
+// stored in a local array that is indexed by a variable in single precision: `double a[3]; a[k] = x;`
+// reads back x rounded to float (measured: 1/sqrt(5) came back as 0.44721359014511108), which moved
+// the crossings by 1e-8 and the texels next to a sun by up to 8e-5 relative. The points, normals and
+// arc ends below are kept as their bits (uvec2, exact in any storage) and rebuilt where used.
+uvec2 g_dir_bits[24];     // 8 points: x, y, z
+uvec2 g_normal_bits[24];  // 8 arcs' plane normals
+uvec2 g_pt_bits[16];      // 8 ArcPoints' r and phi (their d is the point's direction)
+int g_pt_row[8];
+dvec3 dir_at(int i) {
+    return dvec3(packDouble2x32(g_dir_bits[3 * i]), packDouble2x32(g_dir_bits[3 * i + 1]), packDouble2x32(g_dir_bits[3 * i + 2]));
+}
+dvec3 normal_at(int i) {
+    return dvec3(packDouble2x32(g_normal_bits[3 * i]), packDouble2x32(g_normal_bits[3 * i + 1]),
+                 packDouble2x32(g_normal_bits[3 * i + 2]));
+}
+void set_dir(int i, dvec3 v) {
+    g_dir_bits[3 * i] = unpackDouble2x32(v.x);
+    g_dir_bits[3 * i + 1] = unpackDouble2x32(v.y);
+    g_dir_bits[3 * i + 2] = unpackDouble2x32(v.z);
+}
+void set_normal(int i, dvec3 v) {
+    g_normal_bits[3 * i] = unpackDouble2x32(v.x);
+    g_normal_bits[3 * i + 1] = unpackDouble2x32(v.y);
+    g_normal_bits[3 * i + 2] = unpackDouble2x32(v.z);
+}
+void set_pt(int i, ArcPoint p) {
+    g_pt_bits[2 * i] = unpackDouble2x32(p.r);
+    g_pt_bits[2 * i + 1] = unpackDouble2x32(p.phi);
+    g_pt_row[i] = p.row;
+}
+ArcPoint pt_at(int i) {
+    ArcPoint p;
+    p.d = dir_at(i);
+    p.r = packDouble2x32(g_pt_bits[2 * i]);
+    p.phi = packDouble2x32(g_pt_bits[2 * i + 1]);
+    p.row = g_pt_row[i];
+    return p;
+}
+
 // Every function is inlined where it is called: the heavy ones (monotone_arc, arc_point) are called
 // from one place each, over lists made first, which keeps the program small.
 void main() {
@@ -365,24 +410,26 @@ void main() {
     const double t0 = div_d(2.0LF * double(row), double(n)) - 1.0LF, t1 = div_d(2.0LF * double(row + 1), double(n)) - 1.0LF;
     // Corners counter-clockwise in (s, t): (s0,t0), (s1,t0), (s1,t1), (s0,t1); the edges in the
     // CPU's canonical directions (s or t increasing) and their signs in the loop.
-    dvec3 raw[4] = dvec3[4](face_direction(face, s0, t0), face_direction(face, s1, t0), face_direction(face, s1, t1),
-                            face_direction(face, s0, t1));
+    const dvec3 raw0 = face_direction(face, s0, t0), raw1 = face_direction(face, s1, t0), raw2 = face_direction(face, s1, t1),
+                raw3 = face_direction(face, s0, t1);
     const ivec2 edge[4] = ivec2[4](ivec2(0, 1), ivec2(1, 2), ivec2(3, 2), ivec2(0, 3));
     const double edge_sign[4] = double[4](1.0LF, 1.0LF, -1.0LF, -1.0LF);
     // Points: the corners, then the highest or lowest points where an edge passes one.
-    dvec3 dirs[8];
-    for (int i = 0; i < 4; ++i) dirs[i] = normalized(raw[i]);
+    set_dir(0, normalized(raw0));
+    set_dir(1, normalized(raw1));
+    set_dir(2, normalized(raw2));
+    set_dir(3, normalized(raw3));
     int points = 4;
-    // Monotone arcs: point indices, plane normal, sign.
+    // Monotone arcs: point indices, plane normal (g_normal_bits), sign (±1: exact in any storage).
     ivec2 arcs[8];
-    dvec3 normals[8];
     double signs[8];
     int arc_count = 0;
-    double top = max(max(dirs[0].y, dirs[1].y), max(dirs[2].y, dirs[3].y));
+    double top = max(max(dir_at(0).y, dir_at(1).y), max(dir_at(2).y, dir_at(3).y));
     for (int e = 0; e < 4; ++e) {
-        const dvec3 p = raw[edge[e].x], q = raw[edge[e].y];
+        const dvec3 p = edge[e].x == 0 ? raw0 : edge[e].x == 1 ? raw1 : edge[e].x == 2 ? raw2 : raw3;
+        const dvec3 q = edge[e].y == 0 ? raw0 : edge[e].y == 1 ? raw1 : edge[e].y == 2 ? raw2 : raw3;
         if (p.x * q.z - p.z * q.x == 0.0LF) continue;  // a meridian: dφ = 0 along it
-        const dvec3 a = dirs[edge[e].x], b = dirs[edge[e].y];
+        const dvec3 a = dir_at(edge[e].x), b = dir_at(edge[e].y);
         const dvec3 m = normalized(cross3(a, b));
         const double ey = 1.0LF - m.y * m.y;
         int cut = -1;
@@ -392,7 +439,7 @@ void main() {
                 const dvec3 x = k == 0 ? up : -up;
                 if (dot3(cross3(a, x), m) > 0.0LF && dot3(cross3(x, b), m) > 0.0LF) {
                     cut = points;
-                    dirs[points++] = x;
+                    set_dir(points++, x);
                     top = max(top, x.y);
                 }
             }
@@ -401,15 +448,14 @@ void main() {
             arcs[arc_count] = edge[e];
         } else {
             arcs[arc_count] = ivec2(edge[e].x, cut);
-            normals[arc_count] = m;
+            set_normal(arc_count, m);
             signs[arc_count++] = edge_sign[e];
             arcs[arc_count] = ivec2(cut, edge[e].y);
         }
-        normals[arc_count] = m;
+        set_normal(arc_count, m);
         signs[arc_count++] = edge_sign[e];
     }
-    ArcPoint pts[8];
-    for (int i = 0; i < points; ++i) pts[i] = arc_point(dirs[i]);
+    for (int i = 0; i < points; ++i) set_pt(i, arc_point(dir_at(i)));
 
     // The column sums' base: the pole for the texels that touch one (F = 0 there), else the row of
     // the texel's highest point (the CPU's: the lowest row a piece touches).
@@ -418,12 +464,15 @@ void main() {
     g_south = pole && face == 3;
     g_failed = false;
     g_base = g_south ? u_height - 1 : north ? 0 : row_of(top);
-    for (int c = 0; c < 6; ++c) g_out[c] = 0.0LF;
-    for (int i = 0; i < arc_count; ++i) monotone_arc(pts[arcs[i].x], pts[arcs[i].y], normals[i], signs[i]);
+    g_out_full = dvec3(0.0LF);
+    g_out_capped = dvec3(0.0LF);
+    for (int i = 0; i < arc_count; ++i) monotone_arc(pt_at(arcs[i].x), pt_at(arcs[i].y), normal_at(i), signs[i]);
 
     const double inv = div_d(1.0LF, texel_omega[row * n + col]);
     // Planar, as the host's cubes lie: the full cube's faces (RGB rows), then the capped cube's.
     const uint o = 3u * ((uint(face) * uint(n) + uint(row)) * uint(n) + uint(col)), plane = 18u * uint(n) * uint(n);
-    for (int c = 0; c < 6; ++c)
-        averages[o + uint(c % 3) + (c < 3 ? 0u : plane)] = g_failed ? uintBitsToFloat(0x7fc00000u) : float(g_out[c] * inv);
+    for (int c = 0; c < 3; ++c) {
+        averages[o + uint(c)] = g_failed ? uintBitsToFloat(0x7fc00000u) : float(g_out_full[c] * inv);
+        averages[o + uint(c) + plane] = g_failed ? uintBitsToFloat(0x7fc00000u) : float(g_out_capped[c] * inv);
+    }
 }

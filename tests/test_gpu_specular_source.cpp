@@ -2,11 +2,11 @@
 // the CPU's exact area average (area_average_cube), texel by texel within 1e-6 relative, full and
 // capped; and level 0 of the GPU path's source holding the input's integral (issue 19).
 //
-// The three comparisons pass on llvmpipe (CI) and FAIL on the H200 machine (NVIDIA 580: 1e-5 - 1e-4
-// relative on the suns, up to 100% on texels of the shared maps, the same values every run;
-// bench/results/h100-issue19-gpusource/tests-source.txt). That failure is real and known: it is why
-// the bake does not use the GPU source (only the test hook BAKE_TEST_GPU_SPECULAR_SOURCE=1 turns it
-// on) until the cause is found and these pass there.
+// These failed on NVIDIA (H100 and H200, driver 580: 8e-5 relative next to suns, garbage for half
+// texels; bench/results/h100-issue19-gpusource/tests-source.txt) while llvmpipe passed: the driver
+// keeps doubles of dynamically indexed local arrays in single precision, and read the upper half of
+// a packed pair wrongly through unpackHalf2x16(word >> 16). The shader avoids both; all pass there now
+// (bench/results/h200-issue19-gpu-source-fixed/).
 #include <catch2/catch.hpp>
 
 #include <algorithm>

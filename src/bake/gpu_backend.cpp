@@ -82,13 +82,11 @@ Image GpuBackend::sh_irradiance_map(const ShCoefficients& irradiance, const MapS
 }
 
 SpecularInput GpuBackend::prepare_specular(const Environment& env, int source_size, int threads) {
-    // The GPU's averages only with BAKE_TEST_GPU_SPECULAR_SOURCE=1, for now: on the H200 machine (NVIDIA
-    // 580) they missed the CPU's by 1e-5 - 1e-4 relative on sun maps and by up to 100% on texels of
-    // the shared real maps, where llvmpipe agrees to 1e-7 (tests/test_gpu_specular_source.cpp,
-    // bench/results/h100-issue19-gpusource/); until the cause is found the GPU path keeps the CPU's
-    // exact source, which is what every chain was tested with.
-    const char* chosen = std::getenv("BAKE_TEST_GPU_SPECULAR_SOURCE");
-    if (!(chosen && std::string(chosen) == "1") || !specular_source_->supports(env, source_size))
+    // The GPU's exact averages for lat-long inputs (within 1e-6 relative of the CPU's on llvmpipe and
+    // on NVIDIA: tests/test_gpu_specular_source.cpp); cube inputs and sizes the GPU cannot take keep
+    // the CPU's. BAKE_TEST_CPU_SPECULAR_SOURCE=1 keeps the CPU's always (benchmarks, comparisons).
+    const char* cpu_only = std::getenv("BAKE_TEST_CPU_SPECULAR_SOURCE");
+    if ((cpu_only && std::string(cpu_only) == "1") || !specular_source_->supports(env, source_size))
         return Backend::prepare_specular(env, source_size, threads);
     SpecularInput in = prepare_specular_input(
         env, source_size,

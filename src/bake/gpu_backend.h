@@ -30,8 +30,8 @@ public:
     std::vector<Rgb> exact_irradiance(const IrradianceCells& cells, const std::vector<Vec3>& directions,
                                       double& ms) override;
     Image sh_irradiance_map(const ShCoefficients& irradiance, const MapShape& shape, double& ms) override;
-    // The CPU's source (Backend's); with BAKE_TEST_GPU_SPECULAR_SOURCE=1 the area averages of lat-long
-    // inputs on the GPU (GpuSpecularSource: not yet within its bound on NVIDIA, see the .cpp).
+    // The area averages of lat-long inputs on the GPU (GpuSpecularSource), the bright split on the CPU
+    // while the texels upload; other inputs get the CPU's source (Backend's).
     SpecularInput prepare_specular(const Environment& env, int source_size, int threads) override;
     std::vector<CubeMap> prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
                                             double& ms) override;

@@ -15,9 +15,8 @@ class GpuProjector;
 // input's texels as the projection uploads them (GpuProjector::upload: as the file stores them,
 // RGB float, RGBE or half, through its staging path) when they fit one buffer, else from its own
 // copy. On llvmpipe the result is within 1e-6 relative of the CPU's (tests/test_gpu_specular_source.cpp),
-// not bit for bit; on NVIDIA (H200, driver 580) it is not yet (1e-5 - 1e-4 on sun maps, up to 100%
-// on some texels of the shared maps, deterministic; division is IEEE there, and host-supplied
-// constants changed nothing), so the bake uses it only with BAKE_TEST_GPU_SPECULAR_SOURCE=1.
+// not bit for bit, and so on NVIDIA (H100, H200, driver 580) once the shader keeps no double in a
+// local array (the driver stores those in single precision: shaders/specular_source.comp says more).
 // Needs the context current on this thread; throws GpuError on any GL failure.
 class GpuSpecularSource {
 public:
