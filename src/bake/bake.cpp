@@ -177,15 +177,19 @@ void Bake::irradiance_map(State& st) {
 // level (roughness 1) is 16x16, as EXT_lights_image_based wants it.
 void Bake::specular(State& st) {
     log_.stage("specular");
+    if (!st.job.specular.empty())
+        st.specular = devices_.run(Operation::Specular, st.job.label,
+                                   [&](Backend& b) { return bake_specular(st.loaded.env, s_.specular, b, s_.threads); });
     if (!st.job.gltf.empty()) {
+        // The same source as --specular's chain (same base size): prepared once.
         SpecularSettings gltf = s_.specular;
         gltf.last_size = std::min(s_.gltf_last_size, gltf.base_size);
-        st.gltf_chain = devices_.run(Operation::Specular, st.job.label,
-                                     [&](Backend& b) { return bake_specular(st.loaded.env, gltf, b, s_.threads); });
+        const SpecularInput* source = st.specular ? &st.specular->input : nullptr;
+        st.gltf_chain = devices_.run(Operation::Specular, st.job.label, [&](Backend& b) {
+            return bake_specular(st.loaded.env, gltf, b, s_.threads, source);
+        });
     }
-    if (st.job.specular.empty()) return;
-    st.specular = devices_.run(Operation::Specular, st.job.label,
-                               [&](Backend& b) { return bake_specular(st.loaded.env, s_.specular, b, s_.threads); });
+    if (!st.specular) return;
     st.rep.timings.specular = st.specular->source_ms + st.specular->prefilter_ms;
     {
         const SpecularInput& in = st.specular->input;

@@ -24,14 +24,16 @@ nlohmann::json differences_json(const std::vector<SpecularLevelDifference>& diff
 
 }  // namespace
 
-SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Backend& backend, int threads) {
+SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Backend& backend, int threads,
+                           const SpecularInput* source) {
     SpecularBake out;
     if (settings.source_size <= 0) settings.source_size = default_specular_source_size(env, settings.base_size);
     out.settings = settings;
     // Progress: the source, then every level after the first (each costs about the same).
     stage_progress::begin(settings.levels());
     const Stopwatch source_watch;
-    out.input = backend.prepare_specular(env, settings.source_size, threads);
+    const bool reuse = source && !source->mips.empty() && source->mips[0].size == settings.source_size;
+    out.input = reuse ? *source : backend.prepare_specular(env, settings.source_size, threads);
     const SpecularInput& input = out.input;
     stage_progress::advance();
     out.bright_texels = static_cast<int>(input.bright.size());

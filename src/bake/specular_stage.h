@@ -25,8 +25,11 @@ struct SpecularBake {
     std::vector<SpecularLevelDifference> estimator;  // --compare on the GPU: against the CPU estimator
 };
 
-// env: float or packed texels.
-SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Backend& backend, int threads);
+// env: float or packed texels. `source`: a source already prepared from env (another chain of the
+// same input, such as --gltf's beside --specular's); used when it has this chain's source size,
+// instead of building the same exact average again.
+SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Backend& backend, int threads,
+                           const SpecularInput* source = nullptr);
 
 // --compare: texels of each level checked against the brute force over the source cube (each
 // costs a pass over it: 6 x 512² texels at the default size; the input itself would cost up to 64
