@@ -9,6 +9,7 @@
 #include "ibl_ktx2.h"
 #include "bake_manifest.h"
 #include "environment_loader.h"
+#include "file_names.h"
 #include "ggx.h"
 #include "specular_io.h"
 #include "image_io.h"
@@ -20,15 +21,6 @@ namespace bake {
 
 namespace {
 
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
-bool has_extension(const std::string& path, const std::string& extension) {
-    const std::string name = lower(path);
-    return name.size() >= extension.size() && name.compare(name.size() - extension.size(), extension.size(), extension) == 0;
-}
 
 // Issue 18 #16: the map did not say what it holds. Its header does now, as string attributes.
 ExrAttributes irradiance_map_attributes(const BakeProducts& p) {
@@ -84,11 +76,8 @@ const std::vector<OutputFormat>& output_formats() {
 }
 
 const OutputFormat* output_format_for(const std::string& path) {
-    const std::string name = lower(path);
-    for (const OutputFormat& f : output_formats()) {
-        const std::size_t n = std::char_traits<char>::length(f.extension);
-        if (name.size() >= n && name.compare(name.size() - n, n, f.extension) == 0) return &f;
-    }
+    for (const OutputFormat& f : output_formats())
+        if (has_extension(path, f.extension)) return &f;
     return nullptr;
 }
 

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "errors.h"
+#include "file_names.h"
 #include "output_names.h"
 #include "ktx2_writer.h"
 #include "outputs.h"
@@ -86,12 +87,6 @@ batch's report written). Batch: the code of the first input that failed.
 Conventions (SH basis, axes, layouts): CONVENTION.md, installed in share/doc/bake-irradiance/ (docs/ of
 the source); also stated inside every JSON and in the header of every EXR.)";
 
-bool ends_with_ci(const std::string& s, const std::string& suffix) {
-    if (s.size() < suffix.size()) return false;
-    for (size_t i = 0; i < suffix.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i]) return false;
-    return true;
-}
 
 // Validators that say in words what is wanted (CLI11's ranges print DBL_MAX in 309 digits).
 CLI::Validator whole_number(long long lo, long long hi) {
@@ -315,22 +310,22 @@ void check_output_names(const Options& o) {
         if (!language) throw CLI::ValidationError("--emit", "'" + lang + "' is not glsl or hlsl");
         check_file_name(file, "--emit");
         // A GLSL function in a .hlsl file (or the reverse) would be included by the wrong compiler.
-        const bool glsl_name = ends_with_ci(file, ".hlsl") || ends_with_ci(file, ".hlsli") || ends_with_ci(file, ".fx");
-        const bool hlsl_name = ends_with_ci(file, ".glsl") || ends_with_ci(file, ".vert") || ends_with_ci(file, ".frag") ||
-                               ends_with_ci(file, ".comp");
+        const bool glsl_name = has_extension(file, ".hlsl") || has_extension(file, ".hlsli") || has_extension(file, ".fx");
+        const bool hlsl_name = has_extension(file, ".glsl") || has_extension(file, ".vert") || has_extension(file, ".frag") ||
+                               has_extension(file, ".comp");
         if ((*language == ShaderLanguage::Glsl && glsl_name) || (*language == ShaderLanguage::Hlsl && hlsl_name))
             throw CLI::ValidationError("--emit", "'" + file + "' is named as the other language's file; --emit " + lang +
                                                      " writes " + lang + " source");
     }
     if (!o.specular.empty()) {
-        if (!ends_with_ci(o.specular, ".exr") && !ends_with_ci(o.specular, ".ktx2"))
+        if (!has_extension(o.specular, ".exr") && !has_extension(o.specular, ".ktx2"))
             throw CLI::ValidationError("--specular", "'" + o.specular + "' must end in .exr or .ktx2");
-        if (ends_with_ci(o.specular, ".ktx2") && o.specular.find("{level}") != std::string::npos)
+        if (has_extension(o.specular, ".ktx2") && o.specular.find("{level}") != std::string::npos)
             throw CLI::ValidationError("--specular", "'" + o.specular + "': a KTX2 file holds every level; {level} is for .exr");
         check_file_name(o.specular, "--specular");
     }
     if (!o.gltf.empty()) {
-        if (!ends_with_ci(o.gltf, ".gltf") && !ends_with_ci(o.gltf, ".glb"))
+        if (!has_extension(o.gltf, ".gltf") && !has_extension(o.gltf, ".glb"))
             throw CLI::ValidationError("--gltf", "'" + o.gltf + "' must end in .gltf or .glb");
         check_file_name(o.gltf, "--gltf");
     }
@@ -340,13 +335,13 @@ void check_output_names(const Options& o) {
         check_file_name(file, "--sh-format");
     }
     if (!o.dfg.empty()) {
-        if (!ends_with_ci(o.dfg, ".exr") && !ends_with_ci(o.dfg, ".png") && !ends_with_ci(o.dfg, ".ktx2"))
+        if (!has_extension(o.dfg, ".exr") && !has_extension(o.dfg, ".png") && !has_extension(o.dfg, ".ktx2"))
             throw CLI::ValidationError("--dfg", "'" + o.dfg + "' must end in .exr, .png or .ktx2");
         check_file_name(o.dfg, "--dfg");
         check_no_placeholder(o.dfg, "--dfg");
     }
     if (!o.preview.empty()) {
-        if (!ends_with_ci(o.preview, ".png"))
+        if (!has_extension(o.preview, ".png"))
             throw CLI::ValidationError("--preview", "'" + o.preview + "' must end in .png");
         check_file_name(o.preview, "--preview");
     }
@@ -399,9 +394,9 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
         for (const char* option : {"--specular-size", "--specular-samples"})
             if (given(option)) refuse(option, "without --specular or --gltf");
     if (given("--dfg-size") && o.dfg.empty()) refuse("--dfg-size", "without --dfg");
-    const bool ktx_written = ends_with_ci(o.specular, ".ktx2") || ends_with_ci(o.dfg, ".ktx2") ||
-                             std::any_of(o.outputs.begin(), o.outputs.end(), [](const std::string& n) { return ends_with_ci(n, ".ktx2"); }) ||
-                             std::any_of(o.names.begin(), o.names.end(), [](const std::string& n) { return ends_with_ci(n, ".ktx2"); });
+    const bool ktx_written = has_extension(o.specular, ".ktx2") || has_extension(o.dfg, ".ktx2") ||
+                             std::any_of(o.outputs.begin(), o.outputs.end(), [](const std::string& n) { return has_extension(n, ".ktx2"); }) ||
+                             std::any_of(o.names.begin(), o.names.end(), [](const std::string& n) { return has_extension(n, ".ktx2"); });
     if (!ktx_written)
         for (const char* option : {"--ktx-format", "--ktx-zstd"})
             if (given(option)) refuse(option, "without a .ktx2 output");
