@@ -365,26 +365,17 @@ dvec3 face_direction(int face, double s, double t) {
 // reads back x rounded to float (measured: 1/sqrt(5) came back as 0.44721359014511108), which moved
 // the crossings by 1e-8 and the texels next to a sun by up to 8e-5 relative. The points, normals and
 // arc ends below are kept as their bits (uvec2, exact in any storage) and rebuilt where used.
-uvec2 g_dir_bits[24];     // 8 points: x, y, z
-uvec2 g_normal_bits[24];  // 8 arcs' plane normals
-uvec2 g_pt_bits[16];      // 8 ArcPoints' r and phi (their d is the point's direction)
+uvec2 g_vec_bits[48];  // 16 vectors, x y z: points at 0..7, the arcs' plane normals at 8..15
+uvec2 g_pt_bits[16];   // 8 ArcPoints' r and phi (their d is the point's direction)
 int g_pt_row[8];
-dvec3 dir_at(int i) {
-    return dvec3(packDouble2x32(g_dir_bits[3 * i]), packDouble2x32(g_dir_bits[3 * i + 1]), packDouble2x32(g_dir_bits[3 * i + 2]));
+const int kNormals = 8;
+void set_vec(int i, dvec3 v) {
+    g_vec_bits[3 * i] = unpackDouble2x32(v.x);
+    g_vec_bits[3 * i + 1] = unpackDouble2x32(v.y);
+    g_vec_bits[3 * i + 2] = unpackDouble2x32(v.z);
 }
-dvec3 normal_at(int i) {
-    return dvec3(packDouble2x32(g_normal_bits[3 * i]), packDouble2x32(g_normal_bits[3 * i + 1]),
-                 packDouble2x32(g_normal_bits[3 * i + 2]));
-}
-void set_dir(int i, dvec3 v) {
-    g_dir_bits[3 * i] = unpackDouble2x32(v.x);
-    g_dir_bits[3 * i + 1] = unpackDouble2x32(v.y);
-    g_dir_bits[3 * i + 2] = unpackDouble2x32(v.z);
-}
-void set_normal(int i, dvec3 v) {
-    g_normal_bits[3 * i] = unpackDouble2x32(v.x);
-    g_normal_bits[3 * i + 1] = unpackDouble2x32(v.y);
-    g_normal_bits[3 * i + 2] = unpackDouble2x32(v.z);
+dvec3 vec_at(int i) {
+    return dvec3(packDouble2x32(g_vec_bits[3 * i]), packDouble2x32(g_vec_bits[3 * i + 1]), packDouble2x32(g_vec_bits[3 * i + 2]));
 }
 void set_pt(int i, ArcPoint p) {
     g_pt_bits[2 * i] = unpackDouble2x32(p.r);
@@ -393,7 +384,7 @@ void set_pt(int i, ArcPoint p) {
 }
 ArcPoint pt_at(int i) {
     ArcPoint p;
-    p.d = dir_at(i);
+    p.d = vec_at(i);
     p.r = packDouble2x32(g_pt_bits[2 * i]);
     p.phi = packDouble2x32(g_pt_bits[2 * i + 1]);
     p.row = g_pt_row[i];
@@ -415,21 +406,21 @@ void main() {
     const ivec2 edge[4] = ivec2[4](ivec2(0, 1), ivec2(1, 2), ivec2(3, 2), ivec2(0, 3));
     const double edge_sign[4] = double[4](1.0LF, 1.0LF, -1.0LF, -1.0LF);
     // Points: the corners, then the highest or lowest points where an edge passes one.
-    set_dir(0, normalized(raw0));
-    set_dir(1, normalized(raw1));
-    set_dir(2, normalized(raw2));
-    set_dir(3, normalized(raw3));
+    set_vec(0, normalized(raw0));
+    set_vec(1, normalized(raw1));
+    set_vec(2, normalized(raw2));
+    set_vec(3, normalized(raw3));
     int points = 4;
-    // Monotone arcs: point indices, plane normal (g_normal_bits), sign (±1: exact in any storage).
+    // Monotone arcs: point indices, plane normal (vec_at(kNormals + i)), sign (±1: exact in any storage).
     ivec2 arcs[8];
     double signs[8];
     int arc_count = 0;
-    double top = max(max(dir_at(0).y, dir_at(1).y), max(dir_at(2).y, dir_at(3).y));
+    double top = max(max(vec_at(0).y, vec_at(1).y), max(vec_at(2).y, vec_at(3).y));
     for (int e = 0; e < 4; ++e) {
         const dvec3 p = edge[e].x == 0 ? raw0 : edge[e].x == 1 ? raw1 : edge[e].x == 2 ? raw2 : raw3;
         const dvec3 q = edge[e].y == 0 ? raw0 : edge[e].y == 1 ? raw1 : edge[e].y == 2 ? raw2 : raw3;
         if (p.x * q.z - p.z * q.x == 0.0LF) continue;  // a meridian: dφ = 0 along it
-        const dvec3 a = dir_at(edge[e].x), b = dir_at(edge[e].y);
+        const dvec3 a = vec_at(edge[e].x), b = vec_at(edge[e].y);
         const dvec3 m = normalized(cross3(a, b));
         const double ey = 1.0LF - m.y * m.y;
         int cut = -1;
@@ -439,7 +430,7 @@ void main() {
                 const dvec3 x = k == 0 ? up : -up;
                 if (dot3(cross3(a, x), m) > 0.0LF && dot3(cross3(x, b), m) > 0.0LF) {
                     cut = points;
-                    set_dir(points++, x);
+                    set_vec(points++, x);
                     top = max(top, x.y);
                 }
             }
@@ -448,14 +439,14 @@ void main() {
             arcs[arc_count] = edge[e];
         } else {
             arcs[arc_count] = ivec2(edge[e].x, cut);
-            set_normal(arc_count, m);
+            set_vec(kNormals + arc_count, m);
             signs[arc_count++] = edge_sign[e];
             arcs[arc_count] = ivec2(cut, edge[e].y);
         }
-        set_normal(arc_count, m);
+        set_vec(kNormals + arc_count, m);
         signs[arc_count++] = edge_sign[e];
     }
-    for (int i = 0; i < points; ++i) set_pt(i, arc_point(dir_at(i)));
+    for (int i = 0; i < points; ++i) set_pt(i, arc_point(vec_at(i)));
 
     // The column sums' base: the pole for the texels that touch one (F = 0 there), else the row of
     // the texel's highest point (the CPU's: the lowest row a piece touches).
@@ -466,7 +457,7 @@ void main() {
     g_base = g_south ? u_height - 1 : north ? 0 : row_of(top);
     g_out_full = dvec3(0.0LF);
     g_out_capped = dvec3(0.0LF);
-    for (int i = 0; i < arc_count; ++i) monotone_arc(pt_at(arcs[i].x), pt_at(arcs[i].y), normal_at(i), signs[i]);
+    for (int i = 0; i < arc_count; ++i) monotone_arc(pt_at(arcs[i].x), pt_at(arcs[i].y), vec_at(kNormals + i), signs[i]);
 
     const double inv = div_d(1.0LF, texel_omega[row * n + col]);
     // Planar, as the host's cubes lie: the full cube's faces (RGB rows), then the capped cube's.
