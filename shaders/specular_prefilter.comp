@@ -13,11 +13,12 @@ layout(local_size_x = WG_SIZE) in;
 
 layout(binding = 0) uniform samplerCube u_source;
 layout(std430, binding = 0) readonly buffer Samples { vec4 samples[]; };  // l.xyz (local, z = n.l), lod
-layout(std430, binding = 1) writeonly buffer Output { vec4 texels[]; };   // rgb, face-major, rows top down
+layout(std430, binding = 1) writeonly buffer Output { vec4 texels[]; };   // rgb, face-major, rows top down, level after level
 // The bright texels' parts (specular_prefilter.h): direction and solid angle, then excess radiance.
 layout(std430, binding = 2) readonly buffer Bright { vec4 bright[]; };
 
 uniform uint u_size;         // N
+uniform uint u_output_offset; // texels of the levels before this one in Output
 uniform uint u_sample_count;
 uniform float u_inv_weight;  // 1 / sum over samples of n.l
 uniform uint u_bright_count; // parts
@@ -61,5 +62,5 @@ void main() {
         if (lid < h) partial[lid] += partial[lid + h];
         barrier();
     }
-    if (lid == 0u) texels[(face * u_size + row) * u_size + col] = vec4(partial[0], 1.0);
+    if (lid == 0u) texels[u_output_offset + (face * u_size + row) * u_size + col] = vec4(partial[0], 1.0);
 }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -21,6 +22,7 @@
 #include "gl_objects.h"
 #include "gpu_formats.h"
 #include "gpu_projector.h"
+#include "gpu_specular.h"
 #include "gpu_specular_source.h"
 #include "gpu_test_support.h"
 #include "packed_image.h"
@@ -189,4 +191,128 @@ TEST_CASE("GPU specular source: cube inputs are left to the CPU", "[gpu][specula
     GpuSpecularSource gpu(*ctx->projector);
     CHECK_FALSE(gpu.supports(make_cube_env(8, dim_sky), 8));
     CHECK(gpu.supports(make_equirect_env(64, 32, dim_sky), 16));
+}
+
+// Issue 19: the source kept on the GPU for its prefilter (average_resident), without the 36 MB read
+// back and upload: its mip chains, made by shaders/specular_source_mips.comp, against the CPU's
+// cube_mip_chain of the CPU's source, level by level within 1e-6 relative; the chain's level 0 as
+// read_resident_level gives it; a source replaced by another average refused.
+TEST_CASE("GPU specular source kept on the GPU: its mips against the CPU's, level 0, a replaced source refused",
+          "[gpu][specular][source]") {
+    auto ctx = open_gpu();
+    if (!ctx) return;
+    GpuSpecularSource gpu(*ctx->projector);
+    struct Case {
+        std::string name;
+        Environment env;
+        int size;
+        int max_bright;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"RGBE sun sky 150x75", packed_sun_sky(150, 75, TexelEncoding::Rgbe8, 20, 33), 32, 16});
+    cases.push_back({"half sun sky 97x49", packed_sun_sky(97, 49, TexelEncoding::Half, 40, 90), 16, 16});
+    cases.push_back({"dim sky 64x32, no cap", make_equirect_env(64, 32, dim_sky), 8, 0});
+    for (const Case& c : cases) {
+        INFO(c.name << ", source " << c.size);
+        // max_bright 0: no cap (an infinite threshold, as for a black input): one chain.
+        LuminanceCap cap;
+        if (c.max_bright > 0) split_bright_texels(c.env, kSpecularBrightFactor, c.max_bright, &cap);
+        CubeMap cf, cc;
+        area_average_cube(c.env, c.size, cap, &cf, &cc);
+        const std::vector<CubeMap> cpu_full = cube_mip_chain(cf);
+        const std::vector<CubeMap> cpu_capped = cc.size > 0 ? cube_mip_chain(cc) : cpu_full;
+        const std::uint64_t generation = gpu.average_resident(c.env, c.size, cap);
+        CHECK(generation != 0);
+        CHECK(gpu.resident_generation() == generation);
+        CHECK(gpu.resident_size() == c.size);
+        std::vector<CubeMap> full, capped;
+        gpu.read_resident_chains(&full, &capped);
+        REQUIRE(full.size() == cpu_full.size());
+        REQUIRE(capped.size() == cpu_capped.size());
+        for (std::size_t level = 0; level < full.size(); ++level) {
+            INFO("level " << level);
+            std::string at;
+            const double f = worst_against_bound(full[level], cpu_full[level], 0, &at);
+            INFO("full: " << f << " at " << at);
+            CHECK(f <= 1);
+            const double k = worst_against_bound(capped[level], cpu_capped[level], 0, &at);
+            INFO("capped: " << k << " at " << at);
+            CHECK(k <= 1);
+        }
+        // The specular chain's level 0: the full chain's level of that size, or level 0's texels
+        // repeated for a larger one (specular_level_zero).
+        for (int base : {c.size / 2, c.size, 2 * c.size}) {
+            const CubeMap zero = gpu.read_resident_level(base);
+            const CubeMap expected = specular_level_zero(full, base);
+            REQUIRE(zero.size == base);
+            for (int face = 0; face < 6; ++face) CHECK(zero.faces[face].rgb == expected.faces[face].rgb);
+        }
+    }
+    // Another average replaces the kept source: nothing is read from it any more.
+    LuminanceCap none;
+    CubeMap a, b;
+    gpu.average(cases[0].env, 8, none, &a, &b);
+    CHECK(gpu.resident_generation() == 0);
+    CHECK_THROWS_AS(gpu.read_resident_level(8), GpuError);
+}
+
+// The failure mark of the source pass (NaN texels) is found without reading the source back: the
+// mips' first pass looks at every texel (BAKE_TEST_FAULT=specular-source-nan writes one).
+TEST_CASE("GPU specular source kept on the GPU: a failed pass is an error", "[gpu][specular][source]") {
+    auto ctx = open_gpu();
+    if (!ctx) return;
+    GpuSpecularSource gpu(*ctx->projector);
+    const Environment env = packed_sun_sky(150, 75, TexelEncoding::Rgbe8, 20, 33);
+    LuminanceCap cap;
+    split_bright_texels(env, kSpecularBrightFactor, 16, &cap);
+    ::setenv("BAKE_TEST_FAULT", "specular-source-nan", 1);
+    CHECK_THROWS_AS(gpu.average_resident(env, 16, cap), GpuError);
+    ::unsetenv("BAKE_TEST_FAULT");
+    CHECK(gpu.resident_generation() == 0);
+    CHECK(gpu.average_resident(env, 16, cap) != 0);
+}
+
+// The prefilter reading the kept source (no read back, no upload) against the same prefilter fed
+// the GPU's source read back with the CPU's mips uploaded: the texels differ by float rounding of
+// the mips alone, so every level agrees to 1e-5 of its max; level 0 holds the input's integral.
+TEST_CASE("GPU specular chain from the source kept on the GPU equals the one from its mips uploaded",
+          "[gpu][specular][source][energy]") {
+    auto ctx = open_gpu();
+    if (!ctx) return;
+    GpuSpecularSource gpu(*ctx->projector);
+    GpuSpecularPrefilter pre(ctx->projector->programs());
+    const Environment env = packed_sun_sky(200, 100, TexelEncoding::Rgbe8, 30, 77);
+    SpecularSettings s;
+    s.base_size = 16;
+    s.samples = 256;
+    const int size = default_specular_source_size(env, s.base_size);
+    const SpecularInput uploaded = prepare_specular_input(
+        env, size,
+        [&](const Environment& e, int n, const LuminanceCap& cap, CubeMap* full, CubeMap* capped) {
+            gpu.average(e, n, cap, full, capped);
+        },
+        "gpu");
+    const std::vector<CubeMap> expected = pre.prefilter(uploaded, s);
+    const SpecularInput kept = prepare_specular_input(
+        env, size,
+        [&](const Environment& e, int n, const LuminanceCap& cap, CubeMap*, CubeMap*) { gpu.average_resident(e, n, cap); },
+        "gpu");
+    CHECK(kept.mips.empty());
+    REQUIRE(kept.bright.size() == uploaded.bright.size());
+    const std::vector<CubeMap> chain =
+        pre.prefilter(gpu.resident_texture(), gpu.resident_size(), gpu.read_resident_level(s.base_size), kept, s);
+    for (const auto& d : compare_specular_chains(chain, expected)) {
+        INFO("level " << d.level << ": kept against uploaded " << d.max_rel_to_max);
+        CHECK(d.max_rel_to_max <= 1e-5);
+    }
+    Environment expanded = env;
+    expand_packed_texels(expanded);
+    double input[3] = {0, 0, 0};
+    for_each_texel(expanded, [&](const float* rgb, const Vec3&, double omega) {
+        for (int c = 0; c < 3; ++c) input[c] += rgb[c] * omega;
+    });
+    for (int c = 0; c < 3; ++c) {
+        INFO("channel " << c);
+        CHECK(std::fabs(integral(chain[0], c) / input[c] - 1) <= 1e-6);
+    }
 }

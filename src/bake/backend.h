@@ -51,14 +51,18 @@ public:
                                               double& ms) = 0;
     // The irradiance map of SH irradiance coefficients at every texel centre; adds its time to `ms`.
     virtual Image sh_irradiance_map(const ShCoefficients& irradiance, const MapShape& shape, double& ms) = 0;
-    // The specular source (specular_prefilter.h's prepare_specular_input): the bright split, the
-    // area averages of the input and of the capped input, their mips. The CPU's unless a backend
-    // computes the averages itself (within 1e-6 relative of the CPU's).
-    virtual SpecularInput prepare_specular(const Environment& env, int source_size, int threads) {
-        return prepare_specular_input(env, source_size, threads);
+    // The specular source (specular_prefilter.h's prepare_specular_input): the bright split (`split`
+    // when given: the input's, made where it decoded), the area averages of the input and of the
+    // capped input, their mips. The CPU's unless a backend computes the averages itself (within 1e-6
+    // relative of the CPU's); one may keep them where its prefilter reads them (SpecularInput's
+    // resident_on) unless `cpu_copy` asks for them in memory (--compare reads them).
+    virtual SpecularInput prepare_specular(const Environment& env, int source_size, int threads, const BrightSplit* split,
+                                           bool cpu_copy) {
+        (void)cpu_copy;
+        return prepare_specular_input(env, source_size, threads, kSpecularBrightFactor, kMaxBrightTexels, split);
     }
-    // The GGX chain: level 0 the source's area average, the others Karis' estimator over `input`;
-    // adds its time to `ms`.
+    // The GGX chain: level 0 the source's area average, the others Karis' estimator over `input`
+    // (its mips in memory, or kept by this backend); adds its time to `ms`.
     virtual std::vector<CubeMap> prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
                                                     double& ms) = 0;
 };

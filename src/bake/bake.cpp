@@ -177,16 +177,19 @@ void Bake::irradiance_map(State& st) {
 // level (roughness 1) is 16x16, as EXT_lights_image_based wants it.
 void Bake::specular(State& st) {
     log_.stage("specular");
+    // The bright split was made where the input decoded; --compare reads the source in memory.
+    const BrightSplit* split = st.loaded.bright ? &*st.loaded.bright : nullptr;
     if (!st.job.specular.empty())
-        st.specular = devices_.run(Operation::Specular, st.job.label,
-                                   [&](Backend& b) { return bake_specular(st.loaded.env, s_.specular, b, s_.threads); });
+        st.specular = devices_.run(Operation::Specular, st.job.label, [&](Backend& b) {
+            return bake_specular(st.loaded.env, s_.specular, b, s_.threads, nullptr, split, s_.compare);
+        });
     if (!st.job.gltf.empty()) {
         // The same source as --specular's chain (same base size): prepared once.
         SpecularSettings gltf = s_.specular;
         gltf.last_size = std::min(s_.gltf_last_size, gltf.base_size);
         const SpecularInput* source = st.specular ? &st.specular->input : nullptr;
         st.gltf_chain = devices_.run(Operation::Specular, st.job.label, [&](Backend& b) {
-            return bake_specular(st.loaded.env, gltf, b, s_.threads, source);
+            return bake_specular(st.loaded.env, gltf, b, s_.threads, source, split);
         });
     }
     if (!st.specular) return;
@@ -194,9 +197,9 @@ void Bake::specular(State& st) {
     {
         const SpecularInput& in = st.specular->input;
         char parts[256];
-        std::snprintf(parts, sizeof parts, "source %.1f: split %.1f, average %.1f (%s), mips %.1f; prefilter %.1f",
-                      st.specular->source_ms, in.split_ms, in.average_ms, in.average_by.c_str(), in.mips_ms,
-                      st.specular->prefilter_ms);
+        std::snprintf(parts, sizeof parts, "source %.1f: split %.1f%s, average %.1f (%s), mips %.1f; prefilter %.1f",
+                      st.specular->source_ms, in.split_ms, in.split_given ? " (with the load)" : "", in.average_ms,
+                      in.average_by.c_str(), in.mips_ms, st.specular->prefilter_ms);
         st.rep.timings.specular_parts = parts;
     }
     if (!s_.compare) return;

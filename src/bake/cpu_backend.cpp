@@ -1,5 +1,7 @@
 #include "cpu_backend.h"
 
+#include <stdexcept>
+
 #include "stopwatch.h"
 
 namespace bake {
@@ -29,6 +31,8 @@ Image CpuBackend::sh_irradiance_map(const ShCoefficients& irradiance, const MapS
 
 std::vector<CubeMap> CpuBackend::prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
                                                     double& ms) {
+    // bake_specular never hands the CPU a source another backend kept.
+    if (input.mips.empty()) throw std::logic_error("CpuBackend::prefilter_specular: the source is not in memory");
     const Stopwatch watch;
     std::vector<CubeMap> chain = prefilter_specular_sampled(input, settings, threads_);
     ms += watch.ms();

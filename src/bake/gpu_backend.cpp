@@ -81,27 +81,45 @@ Image GpuBackend::sh_irradiance_map(const ShCoefficients& irradiance, const MapS
     return map;
 }
 
-SpecularInput GpuBackend::prepare_specular(const Environment& env, int source_size, int threads) {
+SpecularInput GpuBackend::prepare_specular(const Environment& env, int source_size, int threads, const BrightSplit* split,
+                                           bool cpu_copy) {
     // The GPU's exact averages for lat-long inputs (within 1e-6 relative of the CPU's on llvmpipe and
     // on NVIDIA: tests/test_gpu_specular_source.cpp); cube inputs and sizes the GPU cannot take keep
     // the CPU's. BAKE_TEST_CPU_SPECULAR_SOURCE=1 keeps the CPU's always (benchmarks, comparisons).
     const char* cpu_only = std::getenv("BAKE_TEST_CPU_SPECULAR_SOURCE");
     if ((cpu_only && std::string(cpu_only) == "1") || !specular_source_->supports(env, source_size))
-        return Backend::prepare_specular(env, source_size, threads);
+        return Backend::prepare_specular(env, source_size, threads, split, cpu_copy);
+    // Kept on the GPU (the mips made there, no read back, no upload for the prefilter) unless the
+    // CPU needs them; a 1 x 1 source has no mips to make.
+    const bool resident = !cpu_copy && source_size >= 2;
     SpecularInput in = prepare_specular_input(
         env, source_size,
         [&](const Environment& e, int size, const LuminanceCap& cap, CubeMap* full, CubeMap* capped) {
-            specular_source_->average(e, size, cap, full, capped, threads);
+            if (resident) specular_source_->average_resident(e, size, cap, threads);
+            else specular_source_->average(e, size, cap, full, capped, threads);
         },
-        "gpu", threads, kSpecularBrightFactor, kMaxBrightTexels,
-        [&] { specular_source_->upload(env, source_size, threads); });
+        "gpu", threads, kSpecularBrightFactor, kMaxBrightTexels, [&] { specular_source_->upload(env, source_size, threads); },
+        split);
     in.average_by = "gpu: " + specular_source_->last_detail();
+    if (resident) {
+        in.resident_on = name();
+        in.resident_generation = specular_source_->resident_generation();
+    }
     return in;
 }
 
 std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
                                                     double& ms) {
-    std::vector<CubeMap> chain = specular_->prefilter(input, settings);
+    std::vector<CubeMap> chain;
+    if (input.resident_on.empty()) {
+        chain = specular_->prefilter(input, settings);
+    } else {
+        // Another input's source replaced it since: never read a stale one (the caller falls back).
+        if (input.resident_on != name() || input.resident_generation != specular_source_->resident_generation())
+            throw GpuError("the specular source kept on the GPU is no longer there");
+        chain = specular_->prefilter(specular_source_->resident_texture(), specular_source_->resident_size(),
+                                     specular_source_->read_resident_level(settings.base_size), input, settings);
+    }
     ms += specular_->last_ms();
     return chain;
 }

@@ -31,8 +31,10 @@ public:
                                       double& ms) override;
     Image sh_irradiance_map(const ShCoefficients& irradiance, const MapShape& shape, double& ms) override;
     // The area averages of lat-long inputs on the GPU (GpuSpecularSource), the bright split on the CPU
-    // while the texels upload; other inputs get the CPU's source (Backend's).
-    SpecularInput prepare_specular(const Environment& env, int source_size, int threads) override;
+    // while the texels upload (unless given); kept on the GPU with their mips unless `cpu_copy`;
+    // other inputs get the CPU's source (Backend's).
+    SpecularInput prepare_specular(const Environment& env, int source_size, int threads, const BrightSplit* split,
+                                   bool cpu_copy) override;
     std::vector<CubeMap> prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
                                             double& ms) override;
 

@@ -111,6 +111,7 @@ LoadedInput load_input(const BakeJob& job, const BakeSettings& settings, bool ce
     }
     l.load_ms = watch.ms();
     if (!cells_on_gpu || env.is_cube()) l.cells = build_analysis_cells(env, settings.exact_map, settings.threads);
+    if (!job.specular.empty() || !job.gltf.empty()) l.bright = split_specular_bright(env, settings.threads);
     return l;
 }
 

@@ -21,6 +21,10 @@ struct LoadedInput {
     // batch's come ahead with --jobs; none when the GPU will sum a lat-long input's cells from
     // the texels it uploads.
     std::optional<AnalysisCells> cells;
+    // The specular chains' bright split (split_specular_bright), made here when the job bakes one:
+    // it needs the input alone, and here it runs on a decode-ahead thread or while the first
+    // input's GL context starts.
+    std::optional<BrightSplit> bright;
 };
 
 // Throws InputError naming the file and the problem.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 #include "backend.h"
 #include "ggx.h"
@@ -25,15 +26,16 @@ nlohmann::json differences_json(const std::vector<SpecularLevelDifference>& diff
 }  // namespace
 
 SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Backend& backend, int threads,
-                           const SpecularInput* source) {
+                           const SpecularInput* source, const BrightSplit* split, bool cpu_copy) {
     SpecularBake out;
     if (settings.source_size <= 0) settings.source_size = default_specular_source_size(env, settings.base_size);
     out.settings = settings;
     // Progress: the source, then every level after the first (each costs about the same).
     stage_progress::begin(settings.levels());
     const Stopwatch source_watch;
-    const bool reuse = source && !source->mips.empty() && source->mips[0].size == settings.source_size;
-    out.input = reuse ? *source : backend.prepare_specular(env, settings.source_size, threads);
+    const bool readable = source && (!source->mips.empty() || (source->resident_on == backend.name() && !cpu_copy));
+    const bool reuse = readable && source->size == settings.source_size;
+    out.input = reuse ? *source : backend.prepare_specular(env, settings.source_size, threads, split, cpu_copy);
     const SpecularInput& input = out.input;
     stage_progress::advance();
     out.bright_texels = static_cast<int>(input.bright.size());
@@ -44,6 +46,7 @@ SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Ba
 }
 
 void compare_specular(SpecularBake& bake, int texels_per_level, int threads) {
+    if (bake.input.mips.empty()) throw std::logic_error("compare_specular: the source is not in memory (bake_specular's cpu_copy)");
     const int levels = static_cast<int>(bake.chain.size());
     bake.reference.clear();
     for (int level = 0; level < levels; ++level) {

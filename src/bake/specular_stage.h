@@ -15,7 +15,7 @@ class Backend;
 // estimator in double).
 struct SpecularBake {
     SpecularSettings settings;
-    SpecularInput input;                 // the source cube (input.mips[0]), its mips and the bright split
+    SpecularInput input;                 // the source cube (input.mips[0], or kept by the backend), its mips, the bright split
     std::vector<CubeMap> chain;          // level i: roughness i/(levels-1)
     std::string computed_by;             // "gpu" or "cpu"
     int bright_texels = 0;               // texels summed exactly (SpecularInput::bright)
@@ -26,10 +26,13 @@ struct SpecularBake {
 };
 
 // env: float or packed texels. `source`: a source already prepared from env (another chain of the
-// same input, such as --gltf's beside --specular's); used when it has this chain's source size,
-// instead of building the same exact average again.
+// same input, such as --gltf's beside --specular's); used when it has this chain's source size and
+// `backend` can read it (in memory, or kept by this backend), instead of building the same exact
+// average again. `split`: env's bright split, when made beforehand. `cpu_copy`: keep the source
+// in memory (--compare reads it), not only where the backend computed it.
 SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Backend& backend, int threads,
-                           const SpecularInput* source = nullptr);
+                           const SpecularInput* source = nullptr, const BrightSplit* split = nullptr,
+                           bool cpu_copy = false);
 
 // --compare: texels of each level checked against the brute force over the source cube (each
 // costs a pass over it: 6 x 512² texels at the default size; the input itself would cost up to 64
@@ -38,7 +41,7 @@ constexpr int kSpecularCompareTexels = 48;
 
 // --compare: the chain against the brute-force reference at up to `texels_per_level` texels of each
 // level (every texel of the small levels; an even spread of the others), and, when the chain came from
-// the GPU, against the CPU estimator (all texels).
+// the GPU, against the CPU estimator (all texels). The bake's source must be in memory (cpu_copy).
 void compare_specular(SpecularBake& bake, int texels_per_level, int threads);
 
 // --compare's lines on stdout, one a level: "specular level I (roughness R): against the brute

@@ -47,8 +47,6 @@ struct GpuSpecularPrefilter::Impl {
         glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
         glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
         glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MAX_LEVEL, static_cast<GLint>(mips.size() - 1));
-        // Samples near an edge filter across it, with the neighbouring face's texels.
-        glEnable(GL_TEXTURE_CUBE_MAP_SEAMLESS);
         check_gl("uploading the specular source cube");
     }
 };
@@ -60,22 +58,43 @@ void GpuSpecularPrefilter::prepare() { impl_->program(); }
 
 std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const SpecularInput& input, const SpecularSettings& settings) {
     Impl& m = *impl_;
+    m.upload(input.capped_mips);
+    std::vector<CubeMap> chain =
+        prefilter(m.texture, input.capped_mips[0].size, specular_level_zero(input.mips, settings.base_size), input, settings);
+    m.last_upload_ms = m.upload_timer.total_ms();
+    return chain;
+}
+
+std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int source_size, CubeMap level_zero,
+                                                     const SpecularInput& input, const SpecularSettings& settings) {
+    Impl& m = *impl_;
     const int levels = settings.levels();
-    const std::vector<CubeMap>& source_mips = input.capped_mips;
     std::vector<CubeMap> chain;
-    chain.push_back(specular_level_zero(input.mips, settings.base_size));
-    m.upload(source_mips);
+    chain.push_back(std::move(level_zero));
     const GLuint program = m.program();
     glUseProgram(program);
     glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_CUBE_MAP, m.texture);
+    glBindTexture(GL_TEXTURE_CUBE_MAP, texture);
+    // Samples near an edge filter across it, with the neighbouring face's texels.
+    glEnable(GL_TEXTURE_CUBE_MAP_SEAMLESS);
     glUniform1i(glGetUniformLocation(program, "u_source"), 0);
     m.timer.reset();
-    std::vector<float> packed, result;
+    // Every level into one output buffer, read back once at the end: the CPU makes the next
+    // level's sample set and bright parts while the GPU runs the previous level.
+    std::vector<std::size_t> first(static_cast<std::size_t>(levels), 0);
+    std::size_t total = 0;
+    for (int level = 1; level < levels; ++level) {
+        const int n = settings.base_size >> level;
+        first[static_cast<std::size_t>(level)] = total;
+        total += 6 * static_cast<std::size_t>(n) * n;
+    }
+    m.output.allocate(4 * std::max<std::size_t>(total, 1) * sizeof(float), nullptr, GL_STREAM_READ);
+    m.output.bind(1);
+    std::vector<float> packed;
     for (int level = 1; level < levels; ++level) {
         const int n = settings.base_size >> level;
         const double roughness = specular_level_roughness(level, levels);
-        const auto set = specular_sample_set(roughness, specular_level_samples(settings.samples, level), source_mips[0].size,
+        const auto set = specular_sample_set(roughness, specular_level_samples(settings.samples, level), source_size,
                                              settings.lod_bias);
         packed.assign(4 * set.size(), 0.0f);
         double weight = 0;
@@ -86,36 +105,39 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const SpecularInput& input,
             packed[4 * i + 3] = set[i].lod;
             weight += set[i].z;
         }
-        const std::size_t texels = 6 * static_cast<std::size_t>(n) * n;
+        // Re-specified each level: the driver keeps the previous store for the pass still reading it.
         m.samples.allocate(packed.size() * sizeof(float), packed.data());
-        m.output.allocate(4 * texels * sizeof(float), nullptr, GL_STREAM_READ);
         const std::vector<float> parts = specular_bright_parts(input, roughness);
         m.bright.allocate(parts.size() * sizeof(float), parts.empty() ? nullptr : parts.data());
         m.samples.bind(0);
-        m.output.bind(1);
         m.bright.bind(2);
         glUniform1ui(glGetUniformLocation(program, "u_bright_count"), static_cast<GLuint>(parts.size() / 8));
         glUniform1f(glGetUniformLocation(program, "u_alpha"), static_cast<float>(roughness * roughness));
         glUniform1f(glGetUniformLocation(program, "u_inv_lobe"),
                     static_cast<float>(1.0 / specular_lobe_integral(roughness * roughness)));
         glUniform1ui(glGetUniformLocation(program, "u_size"), static_cast<GLuint>(n));
+        glUniform1ui(glGetUniformLocation(program, "u_output_offset"), static_cast<GLuint>(first[static_cast<std::size_t>(level)]));
         glUniform1ui(glGetUniformLocation(program, "u_sample_count"), static_cast<GLuint>(set.size()));
         glUniform1f(glGetUniformLocation(program, "u_inv_weight"), static_cast<float>(1.0 / weight));
         m.timer.begin();
         glDispatchCompute(static_cast<GLuint>(n), static_cast<GLuint>(n), 6);  // a work group a texel
         m.timer.end();
         check_gl("the specular prefilter pass");
-        result.resize(4 * texels);
-        m.output.read(result.data(), result.size() * sizeof(float), "reading the specular level back");
+        stage_progress::advance();
+    }
+    std::vector<float> result(4 * total);
+    if (total > 0) m.output.read(result.data(), result.size() * sizeof(float), "reading the specular levels back");
+    for (int level = 1; level < levels; ++level) {
+        const int n = settings.base_size >> level;
+        const float* src = result.data() + 4 * first[static_cast<std::size_t>(level)];
         CubeMap out(n);
         for (int f = 0; f < 6; ++f)
             for (std::size_t i = 0; i < static_cast<std::size_t>(n) * n; ++i)
-                for (int c = 0; c < 3; ++c) out.faces[f].rgb[3 * i + c] = result[4 * (f * static_cast<std::size_t>(n) * n + i) + c];
+                for (int c = 0; c < 3; ++c) out.faces[f].rgb[3 * i + c] = src[4 * (f * static_cast<std::size_t>(n) * n + i) + c];
         chain.push_back(std::move(out));
-        stage_progress::advance();
     }
     m.last_ms = m.timer.total_ms();
-    m.last_upload_ms = m.upload_timer.total_ms();
+    m.last_upload_ms = 0;
     return chain;
 }
 

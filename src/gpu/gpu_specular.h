@@ -9,7 +9,8 @@ namespace bake {
 class ComputePrograms;
 
 // The GGX-prefiltered specular chain on the GPU (specular_prefilter.h): the capped source cube
-// and its solid-angle-weighted mip chain (built on the CPU) go up as one RGBA32F cube texture,
+// and its solid-angle-weighted mip chain (built on the CPU and uploaded, or left on the GPU by
+// GpuSpecularSource::average_resident) are one RGBA32F cube texture,
 // sampled trilinearly and seamlessly across faces; shaders/specular_prefilter.comp computes levels
 // 1..n-1 from per-level sample sets and bright-texel parts made on the CPU; level 0 is the
 // source's mip of the base size.
@@ -23,8 +24,12 @@ public:
 
     // Compiles the program ahead of time.
     void prepare();
-    // input: prepare_specular_input(source).
+    // input: prepare_specular_input(source); its capped mips go up as the texture.
     std::vector<CubeMap> prefilter(const SpecularInput& input, const SpecularSettings& settings);
+    // The same from a cube texture already on the GPU (GpuSpecularSource::average_resident: the
+    // capped chain, faces of `source_size`, every mip), level 0 given; `input` gives the bright split.
+    std::vector<CubeMap> prefilter(unsigned texture, int source_size, CubeMap level_zero, const SpecularInput& input,
+                                   const SpecularSettings& settings);
     // GPU time of the last prefilter()'s dispatches and of its texture upload (milliseconds).
     double last_ms() const;
     double last_upload_ms() const;

@@ -19,23 +19,85 @@
 namespace bake {
 
 namespace {
-constexpr GLuint kGroup = 8;  // shaders/specular_source.comp: 8 x 8 texels a work group
+constexpr GLuint kGroup = 8;  // shaders/specular_source.comp, specular_source_mips.comp: 8 x 8 texels a work group
+
+// Floats of the chains' levels of a `size` source from `level` down to 1 x 1: each level holds
+// both cubes (full, capped), 6 faces of RGB texels. With level 0, the whole buffer; / 36 gives
+// the solid-angle table's doubles (one face a level).
+std::size_t level_floats_before(int size, int level) {
+    std::size_t total = 0;
+    for (int s = size >> level; s >= 1; s >>= 1) total += 36 * static_cast<std::size_t>(s) * s;
+    return total;
+}
+// Offset (floats) of `level` in the chains' buffer, and (doubles) in the solid-angle table.
+std::size_t level_offset(int size, int level) { return level_floats_before(size, 0) - level_floats_before(size, level); }
+std::size_t omega_offset(int size, int level) { return level_offset(size, level) / 36; }
 }
 
 struct GpuSpecularSource::Impl {
     explicit Impl(GpuProjector& p) : projector(p), programs(p.programs()) {}
     GpuProjector& projector;
     ComputePrograms& programs;
-    GlBuffer texels, grid, omega, output, readback, constants;
+    GlBuffer texels, grid, omega, output, readback, constants, status;
     GLuint texel_buffer = 0;  // the projector's single tile, or `texels`
     StageTimer timer;
     double last_ms = 0, last_upload_ms = 0, last_program_ms = 0, last_read_ms = 0, last_map_ms = 0;
     GLuint program = 0;
+    // average_resident's chains: generation (0: none), face size, cubes in `output` (1 or 2), the
+    // prefilter's texture.
+    std::uint64_t generation = 0, last_generation = 0;
+    int resident_size = 0, resident_cubes = 0;
+    GLuint texture = 0;
+    int texture_size = 0;
+    double last_mips_ms = 0;
+    ~Impl() {
+        if (texture) glDeleteTextures(1, &texture);
+    }
     const void* uploaded = nullptr;  // the texels upload() sent, until average() uses them
     int uploaded_size = 0;
     GLint64 max_block = 0;
     GLint max_groups[3] = {0, 0, 0};
     bool limits_read = false;
+    // Calls use(p) with `count` floats of `output` from float `offset`, in host memory: copied on
+    // the GPU into a client-storage buffer and mapped where ARB_buffer_storage is there
+    // (glGetBufferSubData of the 36 MB of a 6 x 512² source took 60 ms on the H100 machine), else
+    // glGetBufferSubData. Returns the milliseconds until the data was in host memory.
+    template <typename Use>
+    double read_output(std::size_t offset, std::size_t count, Use&& use) {
+        const auto start = std::chrono::steady_clock::now();
+        auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(); };
+        const std::size_t bytes = count * sizeof(float);
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        if (!projector.buffer_storage_available()) {
+            std::vector<float> host(count);
+            glBindBuffer(GL_SHADER_STORAGE_BUFFER, output.id);
+            glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset * sizeof(float)),
+                               static_cast<GLsizeiptr>(bytes), host.data());
+            check_gl("reading the specular source back");
+            const double copied = ms();
+            use(static_cast<const float*>(host.data()));
+            return copied;
+        }
+        if (!readback.immutable || readback.size < bytes) {
+            readback.reset();
+            readback.allocate_storage(bytes, GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
+        }
+        glBindBuffer(GL_COPY_READ_BUFFER, output.id);
+        glBindBuffer(GL_COPY_WRITE_BUFFER, readback.id);
+        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, static_cast<GLintptr>(offset * sizeof(float)), 0,
+                            static_cast<GLsizeiptr>(bytes));
+        const void* mapped = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), GL_MAP_READ_BIT);
+        if (!mapped) {
+            check_gl("mapping the specular source");
+            throw GpuError("mapping the specular source failed");
+        }
+        const double copied = ms();
+        use(static_cast<const float*>(mapped));
+        glBindBuffer(GL_COPY_WRITE_BUFFER, readback.id);
+        glUnmapBuffer(GL_COPY_WRITE_BUFFER);
+        check_gl("reading the specular source back");
+        return copied;
+    }
     void read_limits() {
         if (limits_read) return;
         glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_block);
@@ -95,7 +157,9 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     parallel_for(size, resolve_threads(threads, size), [&](int r) {
         for (int c = 0; c < size; ++c) omega[static_cast<std::size_t>(r) * size + c] = cube_texel_solid_angle(r, c, size);
     });
-    m.omega.allocate(omega.size() * sizeof(double), omega.data());
+    // Room for every mip level's solid angles after the source's (average_resident writes them).
+    m.omega.allocate(level_floats_before(size, 0) / 36 * sizeof(double), nullptr);
+    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(omega.size() * sizeof(double)), omega.data());
     // The shader's non-dyadic double constants (shaders/specular_source.comp), so that no
     // compiler's handling of double literals can round them.
     {
@@ -106,7 +170,8 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
         for (double w : {0.2126, 0.7152, 0.0722}) c.push_back(w);
         m.constants.allocate(c.size() * sizeof(double), c.data());
     }
-    m.output.allocate(6 * 6 * static_cast<std::size_t>(size) * size * sizeof(float), nullptr, GL_STREAM_READ);
+    // Both cubes and all their mips (average_resident; average() reads back level 0).
+    m.output.allocate(level_floats_before(size, 0) * sizeof(float), nullptr, GL_DYNAMIC_COPY);
     check_gl("uploading the specular source's input");
     glFinish();
     m.last_upload_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -114,17 +179,15 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     m.uploaded_size = size;
 }
 
-void GpuSpecularSource::average(const Environment& env, int size, const LuminanceCap& cap, CubeMap* full, CubeMap* capped,
-                                int threads) {
+// The source pass: both cubes' level 0 into `output` (uploading env first unless upload() just did).
+// Leaves the pass's timer running: its total_ms() waits for it.
+void GpuSpecularSource::dispatch(const Environment& env, int size, const LuminanceCap& cap, int threads) {
     Impl& m = *impl_;
     const void* data = env.is_packed() ? static_cast<const void*>(env.packed.bytes.data()) : env.equirect.rgb.data();
     if (m.uploaded != data || m.uploaded_size != size) upload(env, size, threads);
     m.uploaded = nullptr;  // one average an upload
-    using Clock = std::chrono::steady_clock;
-    auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
+    m.generation = 0;      // `output` is about to be overwritten
     const GLuint program = m.program;
-    const int w = env.width(), h = env.height();
-    const std::size_t texels = 6 * static_cast<std::size_t>(size) * size;
     glUseProgram(program);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m.texel_buffer);
     m.grid.bind(1);
@@ -133,8 +196,8 @@ void GpuSpecularSource::average(const Environment& env, int size, const Luminanc
     m.constants.bind(4);
     const bool capping = std::isfinite(cap.threshold);
     glUniform1i(glGetUniformLocation(program, "u_size"), size);
-    glUniform1i(glGetUniformLocation(program, "u_width"), w);
-    glUniform1i(glGetUniformLocation(program, "u_height"), h);
+    glUniform1i(glGetUniformLocation(program, "u_width"), env.width());
+    glUniform1i(glGetUniformLocation(program, "u_height"), env.height());
     glUniform1i(glGetUniformLocation(program, "u_capping"), capping ? 1 : 0);
     glUniform1d(glGetUniformLocation(program, "u_threshold"), capping ? cap.threshold : 0.0);
     m.timer.reset();
@@ -143,62 +206,155 @@ void GpuSpecularSource::average(const Environment& env, int size, const Luminanc
     glDispatchCompute(groups, groups, 6);
     m.timer.end();
     check_gl("the specular source pass");
+}
+
+void GpuSpecularSource::average(const Environment& env, int size, const LuminanceCap& cap, CubeMap* full, CubeMap* capped,
+                                int threads) {
+    Impl& m = *impl_;
+    dispatch(env, size, cap, threads);
+    const bool capping = std::isfinite(cap.threshold);
     m.last_ms = m.timer.total_ms();  // waits for the pass
-    const auto read_start = Clock::now();
+    const auto read_start = std::chrono::steady_clock::now();
     *full = CubeMap(size);
     *capped = capping ? CubeMap(size) : CubeMap();
-    const std::size_t per_face = static_cast<std::size_t>(size) * size, bytes = 6 * texels * sizeof(float);
     // The output is the two cubes as they lie in memory (full, then capped), face after face.
-    const std::size_t face_floats = 3 * per_face;
+    const std::size_t face_floats = 3 * static_cast<std::size_t>(size) * size;
     auto face_of = [&](int k) -> float* { return (k < 6 ? full : capped)->faces[k % 6].rgb.data(); };
     const int planes = capping ? 12 : 6;
-    if (m.projector.buffer_storage_available()) {
-        // Copied on the GPU into host memory and read where it lies (glGetBufferSubData of the
-        // 36 MB of a 6 x 512² source took 60 ms on the H100 machine).
-        if (!m.readback.immutable || m.readback.size < bytes) {
-            m.readback.reset();
-            m.readback.allocate_storage(bytes, GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
-        }
-        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-        glBindBuffer(GL_COPY_READ_BUFFER, m.output.id);
-        glBindBuffer(GL_COPY_WRITE_BUFFER, m.readback.id);
-        const auto copy_bytes = static_cast<GLsizeiptr>(static_cast<std::size_t>(planes) * face_floats * sizeof(float));
-        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, copy_bytes);
-        const void* mapped = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, copy_bytes, GL_MAP_READ_BIT);
-        if (!mapped) {
-            check_gl("mapping the specular source");
-            throw GpuError("mapping the specular source failed");
-        }
-        m.last_map_ms = ms_since(read_start);
-        const float* src = static_cast<const float*>(mapped);
+    m.last_map_ms = m.read_output(0, static_cast<std::size_t>(planes) * face_floats, [&](const float* src) {
         parallel_for(planes, resolve_threads(threads, planes),
                      [&](int k) { std::copy_n(src + static_cast<std::size_t>(k) * face_floats, face_floats, face_of(k)); });
-        glUnmapBuffer(GL_COPY_WRITE_BUFFER);
-        check_gl("reading the specular source back");
-    } else {
-        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, m.output.id);
-        for (int k = 0; k < planes; ++k)
-            glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(static_cast<std::size_t>(k) * face_floats * sizeof(float)),
-                               static_cast<GLsizeiptr>(face_floats * sizeof(float)), face_of(k));
-        check_gl("reading the specular source back");
-        m.last_map_ms = 0;
-    }
+    });
     // The shader marks a failure with NaN in every channel of the texel.
     bool ok = true;
     for (int k = 0; k < 6; ++k)
         for (std::size_t i = 0; i < face_floats && ok; i += 3)
             if (std::isnan(face_of(k)[i])) ok = false;
-    m.last_read_ms = ms_since(read_start);
+    m.last_read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - read_start).count();
     if (!ok) throw GpuError("the specular source pass failed (an edge piece outside its column sums)");
+}
+
+std::uint64_t GpuSpecularSource::average_resident(const Environment& env, int size, const LuminanceCap& cap, int threads) {
+    Impl& m = *impl_;
+    if (size < 2) throw GpuError("the specular source: a resident chain needs faces of 2 texels or more");
+    dispatch(env, size, cap, threads);
+    if (fault_requested("specular-source-nan")) {  // test hook: the pass's failure mark on one texel
+        const float nan[3] = {NAN, NAN, NAN};
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, m.output.id);
+        glBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(3 * sizeof nan), sizeof nan, nan);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const int cubes = std::isfinite(cap.threshold) ? 2 : 1;
+    const GLuint mips = m.programs.get("specular_source_mips.comp", "#define SH_ORDER 1\n");
+    const GLuint zero = 0;
+    m.status.allocate(sizeof zero, &zero);
+    glUseProgram(mips);
+    m.output.bind(0);
+    m.omega.bind(1);
+    m.status.bind(2);
+    int levels = 1;
+    for (int fine = size; fine > 1; fine /= 2, ++levels) {
+        const int level = levels - 1;
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        glUniform1ui(glGetUniformLocation(mips, "u_fine_size"), static_cast<GLuint>(fine));
+        glUniform1ui(glGetUniformLocation(mips, "u_fine_offset"), static_cast<GLuint>(level_offset(size, level)));
+        glUniform1ui(glGetUniformLocation(mips, "u_coarse_offset"), static_cast<GLuint>(level_offset(size, level + 1)));
+        glUniform1ui(glGetUniformLocation(mips, "u_fine_omega"), static_cast<GLuint>(omega_offset(size, level)));
+        glUniform1ui(glGetUniformLocation(mips, "u_coarse_omega"), static_cast<GLuint>(omega_offset(size, level + 1)));
+        glUniform1ui(glGetUniformLocation(mips, "u_check_nan"), level == 0 ? 1u : 0u);
+        const GLuint groups = static_cast<GLuint>((fine / 2 + static_cast<int>(kGroup) - 1) / static_cast<int>(kGroup));
+        glDispatchCompute(groups, groups, static_cast<GLuint>(6 * cubes));
+    }
+    check_gl("the specular source's mips");
+    // The prefilter's texture: the capped chain (the full one when nothing is capped), copied on
+    // the GPU from `output` (a pixel unpack buffer) into an RGBA32F cube with every mip.
+    if (m.texture == 0 || m.texture_size != size) {
+        if (m.texture) glDeleteTextures(1, &m.texture);
+        glGenTextures(1, &m.texture);
+        glBindTexture(GL_TEXTURE_CUBE_MAP, m.texture);
+        glTexStorage2D(GL_TEXTURE_CUBE_MAP, levels, GL_RGBA32F, size, size);
+        glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+        glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MAX_LEVEL, levels - 1);
+        m.texture_size = size;
+    }
+    glMemoryBarrier(GL_PIXEL_BUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT);
+    glBindTexture(GL_TEXTURE_CUBE_MAP, m.texture);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, m.output.id);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);  // rows of RGB float
+    const std::size_t sampled_cube = cubes - 1;
+    for (int level = 0, s = size; level < levels; ++level, s /= 2)
+        for (int f = 0; f < 6; ++f) {
+            const std::size_t offset = level_offset(size, level) + (sampled_cube * 6 + f) * 3 * static_cast<std::size_t>(s) * s;
+            glTexSubImage2D(static_cast<GLenum>(GL_TEXTURE_CUBE_MAP_POSITIVE_X + f), level, 0, 0, s, s, GL_RGB, GL_FLOAT,
+                            reinterpret_cast<const void*>(offset * sizeof(float)));
+        }
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    check_gl("the specular source's texture");
+    GLuint failed = 0;
+    m.status.read(&failed, sizeof failed, "reading the specular source's status");  // waits for the passes
+    m.last_ms = m.timer.total_ms();
+    m.last_mips_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    m.last_read_ms = m.last_map_ms = 0;
+    if (failed) throw GpuError("the specular source pass failed (an edge piece outside its column sums)");
+    m.resident_size = size;
+    m.resident_cubes = cubes;
+    m.generation = ++m.last_generation;
+    return m.generation;
+}
+
+std::uint64_t GpuSpecularSource::resident_generation() const { return impl_->generation; }
+int GpuSpecularSource::resident_size() const { return impl_->resident_size; }
+unsigned GpuSpecularSource::resident_texture() const { return impl_->texture; }
+
+CubeMap GpuSpecularSource::read_resident_level(int size) {
+    Impl& m = *impl_;
+    if (m.generation == 0) throw GpuError("the specular source: no resident chain");
+    const int source = m.resident_size;
+    int level = 0;
+    while ((source >> level) > size && (source >> level) > 1) ++level;
+    const int s = source >> level;
+    CubeMap cube(s);
+    const std::size_t face_floats = 3 * static_cast<std::size_t>(s) * s;
+    m.read_output(level_offset(source, level), 6 * face_floats, [&](const float* src) {
+        for (int f = 0; f < 6; ++f) std::copy_n(src + f * face_floats, face_floats, cube.faces[f].rgb.data());
+    });
+    if (s == size) return cube;
+    return specular_level_zero({cube}, size);  // a source smaller than the level: its texels repeated
+}
+
+void GpuSpecularSource::read_resident_chains(std::vector<CubeMap>* full, std::vector<CubeMap>* capped) {
+    Impl& m = *impl_;
+    if (m.generation == 0) throw GpuError("the specular source: no resident chain");
+    const int source = m.resident_size;
+    full->clear();
+    capped->clear();
+    for (int level = 0, s = source; s >= 1; ++level, s /= 2) {
+        const std::size_t face_floats = 3 * static_cast<std::size_t>(s) * s;
+        CubeMap f(s), c(m.resident_cubes == 2 ? s : 0);
+        m.read_output(level_offset(source, level), static_cast<std::size_t>(6 * m.resident_cubes) * face_floats,
+                      [&](const float* src) {
+                          for (int k = 0; k < 6 * m.resident_cubes; ++k)
+                              std::copy_n(src + k * face_floats, face_floats, (k < 6 ? f : c).faces[k % 6].rgb.data());
+                      });
+        full->push_back(std::move(f));
+        if (m.resident_cubes == 2) capped->push_back(std::move(c));
+    }
+    if (m.resident_cubes == 1) *capped = *full;
 }
 
 double GpuSpecularSource::last_ms() const { return impl_->last_ms; }
 double GpuSpecularSource::last_upload_ms() const { return impl_->last_upload_ms; }
 std::string GpuSpecularSource::last_detail() const {
-    char text[160];
-    std::snprintf(text, sizeof text, "program %.1f, upload %.1f, pass %.1f, read back %.1f (copy and map %.1f)",
-                  impl_->last_program_ms, impl_->last_upload_ms, impl_->last_ms, impl_->last_read_ms, impl_->last_map_ms);
+    char text[200];
+    const Impl& m = *impl_;
+    if (m.generation != 0)
+        std::snprintf(text, sizeof text, "program %.1f, upload %.1f, pass %.1f, mips and texture %.1f (kept on the GPU)",
+                      m.last_program_ms, m.last_upload_ms, m.last_ms, m.last_mips_ms);
+    else
+        std::snprintf(text, sizeof text, "program %.1f, upload %.1f, pass %.1f, read back %.1f (copy and map %.1f)",
+                      m.last_program_ms, m.last_upload_ms, m.last_ms, m.last_read_ms, m.last_map_ms);
     return text;
 }
 

@@ -1,9 +1,11 @@
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 
 #include "cube_map.h"
 #include "layout.h"
+#include "specular_prefilter.h"
 #include "specular_source.h"
 
 namespace bake {
@@ -33,6 +35,24 @@ public:
     void upload(const Environment& env, int size, int threads = 0);
     // area_average_cube(env, size, cap, full, capped) on the GPU (uploading env first unless upload() just did).
     void average(const Environment& env, int size, const LuminanceCap& cap, CubeMap* full, CubeMap* capped, int threads = 0);
+    // average() without the read back, for the GPU's prefilter: the mip chains of both cubes built
+    // where the pass wrote them (shaders/specular_source_mips.comp, solid-angle weighted as the CPU's
+    // cube_mip_chain) and the capped chain (the full one when nothing is capped) left in an RGBA32F
+    // cube texture with every mip (resident_texture()). Saves reading 36 MB back and sending them up
+    // again (6 x 512² source: 44 + 24 ms on the H200) and the CPU's mips. Needs size >= 2.
+    // Returns the resident chains' generation, which the next average or average_resident ends.
+    std::uint64_t average_resident(const Environment& env, int size, const LuminanceCap& cap, int threads = 0);
+    // What average_resident left: generation (0: none), face size, the prefilter's texture.
+    std::uint64_t resident_generation() const;
+    int resident_size() const;
+    unsigned resident_texture() const;
+    // The full (uncapped) chain's level of face size `size` (a mip of the resident source, or its
+    // level 0's texels repeated when `size` is larger), read back: the specular chain's level 0.
+    CubeMap read_resident_level(int size);
+    // Both resident chains read back whole (--compare, tests): full into *full, capped into *capped
+    // (*capped = *full when nothing was capped).
+    void read_resident_chains(std::vector<CubeMap>* full, std::vector<CubeMap>* capped);
+
     // GPU time of the last average()'s dispatch, and the wall clock of its upload (milliseconds).
     double last_ms() const;
     double last_upload_ms() const;
@@ -40,6 +60,8 @@ public:
     std::string last_detail() const;
 
 private:
+    // The source pass for `size` (uploading env first unless upload() just did), its timer running.
+    void dispatch(const Environment& env, int size, const LuminanceCap& cap, int threads);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -177,45 +177,59 @@ std::vector<SpecularSample> specular_sample_set(double roughness, int samples, i
     return out;
 }
 
+BrightSplit split_specular_bright(const Environment& env, int threads, double bright_factor, int max_bright) {
+    BrightSplit split;
+    const Stopwatch watch;
+    split.texels = split_bright_texels(env, bright_factor, max_bright, &split.cap, threads);
+    split.ms = watch.ms();
+    return split;
+}
+
 SpecularInput prepare_specular_input(const Environment& env, int source_size, int threads, double bright_factor,
-                                     int max_bright) {
+                                     int max_bright, const BrightSplit* split) {
     return prepare_specular_input(
         env, source_size,
         [threads](const Environment& e, int size, const LuminanceCap& cap, CubeMap* full, CubeMap* capped) {
             area_average_cube(e, size, cap, full, capped, threads);
         },
-        "cpu", threads, bright_factor, max_bright);
+        "cpu", threads, bright_factor, max_bright, {}, split);
 }
 
 SpecularInput prepare_specular_input(const Environment& env, int source_size, const SpecularAverage& average,
                                      const std::string& average_by, int threads, double bright_factor, int max_bright,
-                                     const std::function<void()>& alongside_split) {
+                                     const std::function<void()>& alongside_split, const BrightSplit* split) {
     SpecularInput in;
-    LuminanceCap cap;
-    const Stopwatch split_watch;
-    if (alongside_split) {
-        auto split = std::async(std::launch::async,
-                                [&] { return split_bright_texels(env, bright_factor, max_bright, &cap, threads); });
+    BrightSplit made;
+    if (split) {
+        if (alongside_split) alongside_split();
+        in.split_given = true;
+    } else if (alongside_split) {
+        auto running = std::async(std::launch::async, [&] { return split_specular_bright(env, threads, bright_factor, max_bright); });
         try {
             alongside_split();
         } catch (...) {
-            split.wait();
+            running.wait();
             throw;
         }
-        in.bright = split.get();
+        made = running.get();
+        split = &made;
     } else {
-        in.bright = split_bright_texels(env, bright_factor, max_bright, &cap, threads);
+        made = split_specular_bright(env, threads, bright_factor, max_bright);
+        split = &made;
     }
-    in.split_ms = split_watch.ms();
-    in.threshold = cap.threshold;
+    in.bright = split->texels;
+    in.split_ms = split->ms;
+    in.threshold = split->cap.threshold;
     in.bright_equirect = !env.is_cube();
     in.bright_width = env.width();
     in.bright_height = env.height();
+    in.size = source_size;
     CubeMap full, capped;
     const Stopwatch average_watch;
-    average(env, source_size, cap, &full, &capped);
+    average(env, source_size, split->cap, &full, &capped);
     in.average_ms = average_watch.ms();
     in.average_by = average_by;
+    if (full.size == 0) return in;  // kept by `average` (resident)
     const Stopwatch mips_watch;
     in.mips = cube_mip_chain(std::move(full), threads);
     in.capped_mips = capped.size > 0 ? cube_mip_chain(std::move(capped), threads) : in.mips;

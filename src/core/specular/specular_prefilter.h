@@ -76,9 +76,26 @@ std::vector<SpecularSample> specular_sample_set(double roughness, int samples, i
 // (specular_source.h). Measured: bench/NOTES.md, "Specular" and "Specular source".
 constexpr double kSpecularBrightFactor = 2.0;
 constexpr int kMaxBrightTexels = 4096;
+// The bright split of an input (split_bright_texels with the prefilter's factor and limit). It
+// depends on the input alone, so a bake makes it where the input decodes (a worker thread, while
+// the GL context starts) and every chain of that input uses it.
+struct BrightSplit {
+    std::vector<BrightTexel> texels;
+    LuminanceCap cap;
+    double ms = 0;  // wall clock
+};
+BrightSplit split_specular_bright(const Environment& env, int threads = 0, double bright_factor = kSpecularBrightFactor,
+                                  int max_bright = kMaxBrightTexels);
+
 struct SpecularInput {
+    int size = 0;                       // face size of the source (mips[0])
     std::vector<CubeMap> mips;          // the source and its mips: level 0 of the chain reads these
     std::vector<CubeMap> capped_mips;   // the source of the capped input, and its mips: the samples read these
+    // Where both chains are when mips and capped_mips are empty: kept by the backend that computed
+    // them, where its prefilter reads them (the GPU: no read back, no upload), as its `resident_generation`;
+    // empty / 0 when they are above.
+    std::string resident_on;
+    std::uint64_t resident_generation = 0;
     std::vector<BrightTexel> bright;    // the excess the cap removed, texels of the input
     double threshold = 0;               // |luminance| above which a texel is capped (infinity: none)
     bool bright_equirect = false;       // the bright texels' grid: lat-long width x height, or cube faces of width
@@ -86,20 +103,25 @@ struct SpecularInput {
     // Wall-clock milliseconds of its parts (--timings): the bright split over the input, the area
     // averages (full and capped), the mip chains; and where the averages were computed.
     double split_ms = 0, average_ms = 0, mips_ms = 0;
+    bool split_given = false;  // the split was made beforehand (BrightSplit), split_ms its time then
     std::string average_by = "cpu";
 };
-// The source of `source_size` from the input, split as above (packed texels are read as their expansion).
+// The source of `source_size` from the input, split as above (packed texels are read as their
+// expansion), or with `split` when given (split_specular_bright of this input, same factor and limit).
 SpecularInput prepare_specular_input(const Environment& env, int source_size, int threads = 0,
-                                     double bright_factor = kSpecularBrightFactor, int max_bright = kMaxBrightTexels);
+                                     double bright_factor = kSpecularBrightFactor, int max_bright = kMaxBrightTexels,
+                                     const BrightSplit* split = nullptr);
 // The same with the area averages (full and capped) made by `average` (the GPU's, say) in place of
-// area_average_cube; `average_by` names it in --timings.
+// area_average_cube; `average_by` names it in --timings. An `average` that leaves both cubes empty
+// keeps them (and their mips) itself: the result's mips are then empty (the caller marks it resident).
 using SpecularAverage = std::function<void(const Environment&, int size, const LuminanceCap&, CubeMap* full, CubeMap* capped)>;
 // `alongside_split`, when given, runs on this thread while the split runs on another (the GPU's
-// upload of the input, say).
+// upload of the input, say). `split`: the input's split made beforehand (then used as is, and
+// alongside_split runs alone).
 SpecularInput prepare_specular_input(const Environment& env, int source_size, const SpecularAverage& average,
                                      const std::string& average_by, int threads = 0,
                                      double bright_factor = kSpecularBrightFactor, int max_bright = kMaxBrightTexels,
-                                     const std::function<void()>& alongside_split = {});
+                                     const std::function<void()>& alongside_split = {}, const BrightSplit* split = nullptr);
 // The same for a cube taken as the input itself (its own size).
 SpecularInput prepare_specular_input(const CubeMap& source, int threads = 0, double bright_factor = kSpecularBrightFactor,
                                      int max_bright = kMaxBrightTexels);
