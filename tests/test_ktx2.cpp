@@ -7,6 +7,7 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -263,6 +264,66 @@ TEST_CASE("ktx2: the outputs' key/values state the convention, content and rough
     CHECK(kv["bakeContent"].find("GGX") != std::string::npos);
     CHECK(p.header[6] == 6);
     CHECK(p.header[7] == 3);
+}
+
+// The Bevy layout, from the directions alone: the file's texel whose centre is d must hold our
+// value at (d.x, d.y, -d.z), found here by the cube's own direction functions (not the writer's table),
+// and the irradiance cube E/pi.
+TEST_CASE("ktx2: the Bevy layout holds, at each texel's direction d, our value at d mirrored in z", "[ktx2][bevy]") {
+    const std::vector<CubeMap> chain = test_chain(8);
+    auto texel_at = [](const CubeMap& cube, const Vec3& d) {
+        int face = 0;
+        double sc = 0, tc = 0;
+        cube_face_coords(d, &face, &sc, &tc);
+        const int n = cube.size;
+        const int col = std::min(n - 1, static_cast<int>(std::floor((sc + 1) / 2 * n)));
+        const int row = std::min(n - 1, static_cast<int>(std::floor((tc + 1) / 2 * n)));
+        return cube.faces[face].at(row, col);
+    };
+    const std::string dir = test::scratch("ktx2_bevy");
+    KtxWriteOptions o;
+    o.format = KtxFormat::Rgba32Float;
+    write_specular_ktx2(dir + "/spec.ktx2", chain, o, KtxCubeConvention::Bevy);
+    write_irradiance_cube_ktx2(dir + "/irr.ktx2", chain[0], o, KtxCubeConvention::Bevy);
+    const auto spec_bytes = test::read_bytes(dir + "/spec.ktx2"), irr_bytes = test::read_bytes(dir + "/irr.ktx2");
+    const ParsedKtx2 spec = parse(std::vector<std::uint8_t>(spec_bytes.begin(), spec_bytes.end()));
+    const ParsedKtx2 irr = parse(std::vector<std::uint8_t>(irr_bytes.begin(), irr_bytes.end()));
+    REQUIRE(spec.levels.size() == chain.size());
+    REQUIRE(irr.levels.size() == 1);
+    int differ_from_gl = 0;
+    for (std::size_t level = 0; level < chain.size(); ++level) {
+        const CubeMap& ours = chain[level];
+        const int n = ours.size;
+        for (int f = 0; f < 6; ++f)
+            for (int r = 0; r < n; ++r)
+                for (int c = 0; c < n; ++c) {
+                    INFO("level " << level << " face " << f << " row " << r << " col " << c);
+                    const Vec3 d = cube_texel_direction(f, r, c, n);
+                    const float* want = texel_at(ours, Vec3{d.x, d.y, -d.z});
+                    const std::size_t t = (static_cast<std::size_t>(f) * n + r) * n + c;
+                    float got[4];
+                    decode_texel(o.format, spec.levels[level].data() + 16 * t, got);
+                    for (int ch = 0; ch < 3; ++ch) REQUIRE(got[ch] == want[ch]);
+                    if (got[0] != ours.faces[f].at(r, c)[0]) ++differ_from_gl;
+                    if (level == 0) {
+                        decode_texel(o.format, irr.levels[0].data() + 16 * t, got);
+                        for (int ch = 0; ch < 3; ++ch) REQUIRE(got[ch] == static_cast<float>(want[ch] / 3.14159265358979323846));
+                    }
+                }
+    }
+    CHECK(differ_from_gl > 0);  // the test chain is not symmetric in z: an unmirrored file fails
+    std::map<std::string, std::string> spec_kv(spec.kv.begin(), spec.kv.end()), irr_kv(irr.kv.begin(), irr.kv.end());
+    CHECK(spec_kv["bakeConvention"] == kKtxConventionBevy);
+    CHECK(irr_kv["bakeConvention"] == kKtxConventionBevy);
+    CHECK(irr_kv["bakeContent"].find("E(n)/pi") != std::string::npos);
+    // The default stays the GL layout, E.
+    write_irradiance_cube_ktx2(dir + "/irr_gl.ktx2", chain[0], o);
+    const auto gl_bytes = test::read_bytes(dir + "/irr_gl.ktx2");
+    const ParsedKtx2 gl = parse(std::vector<std::uint8_t>(gl_bytes.begin(), gl_bytes.end()));
+    float first[4];
+    decode_texel(o.format, gl.levels[0].data(), first);
+    CHECK(first[0] == chain[0].faces[0].at(0, 0)[0]);
+    CHECK(std::map<std::string, std::string>(gl.kv.begin(), gl.kv.end())["bakeConvention"] == kKtxConvention);
 }
 
 TEST_CASE("ktx2: what is no texture is refused, and nothing is left behind", "[ktx2]") {
