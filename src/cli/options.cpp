@@ -530,6 +530,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
 std::string options_fingerprint(const Options& o) {
     nlohmann::json emits = nlohmann::json::array();
     for (const auto& [lang, file] : o.emits) emits.push_back(lang);
+    nlohmann::json sh_formats = nlohmann::json::array();
+    for (const auto& [engine, file] : o.sh_formats) sh_formats.push_back(engine);
     return nlohmann::json{{"order", o.order},
                           {"size", o.size},
                           {"irradiance", o.irradiance},
@@ -544,7 +546,11 @@ std::string options_fingerprint(const Options& o) {
                           {"specular_samples", o.specular_samples},
                           {"preview_width", o.preview_width},
                           {"preview_exposure", o.preview_exposure},
-                          {"emit", emits}}
+                          {"emit", emits},
+                          {"sh_format", sh_formats},
+                          {"ktx_format", o.ktx_format},
+                          {"ktx_zstd", o.ktx_zstd},
+                          {"ktx_convention", o.ktx_convention}}
         .dump();
 }
 
