@@ -27,6 +27,7 @@
 #include "gpu_formats.h"
 #include "ibl_ktx2.h"
 #include "ktx2_writer.h"
+#include "cli_runner.h"
 #include "test_support.h"
 
 using namespace bake;
@@ -266,11 +267,30 @@ TEST_CASE("ktx2: the outputs' key/values state the convention, content and rough
     CHECK(p.header[7] == 3);
 }
 
+namespace {
+
+// The cube levels of a parsed rgba32f cube file.
+std::vector<CubeMap> rgba32f_cubes(const ParsedKtx2& p) {
+    REQUIRE(p.header[0] == ktx_vk_format(KtxFormat::Rgba32Float));
+    REQUIRE(p.header[6] == 6);
+    std::vector<CubeMap> cubes;
+    for (std::size_t level = 0; level < p.levels.size(); ++level) {
+        const int n = std::max(1, static_cast<int>(p.header[2]) >> level);
+        CubeMap cube(n);
+        REQUIRE(p.levels[level].size() == 6u * n * n * 16);
+        for (int f = 0; f < 6; ++f)
+            for (int r = 0; r < n; ++r)
+                for (int c = 0; c < n; ++c)
+                    std::memcpy(cube.faces[f].at(r, c), p.levels[level].data() + 16 * ((static_cast<std::size_t>(f) * n + r) * n + c), 12);
+        cubes.push_back(cube);
+    }
+    return cubes;
+}
+
 // The Bevy layout, from the directions alone: the file's texel whose centre is d must hold our
-// value at (d.x, d.y, -d.z), found here by the cube's own direction functions (not the writer's table),
-// and the irradiance cube E/pi.
-TEST_CASE("ktx2: the Bevy layout holds, at each texel's direction d, our value at d mirrored in z", "[ktx2][bevy]") {
-    const std::vector<CubeMap> chain = test_chain(8);
+// value at (d.x, d.y, -d.z), found by the cube's own direction functions (not the writer's table),
+// divided by pi for the irradiance cube. Returns how many texels differ from `ours` unmirrored.
+int check_bevy_layout(const std::vector<CubeMap>& ours, const ParsedKtx2& bevy, bool divided_by_pi) {
     auto texel_at = [](const CubeMap& cube, const Vec3& d) {
         int face = 0;
         double sc = 0, tc = 0;
@@ -280,50 +300,63 @@ TEST_CASE("ktx2: the Bevy layout holds, at each texel's direction d, our value a
         const int row = std::min(n - 1, static_cast<int>(std::floor((tc + 1) / 2 * n)));
         return cube.faces[face].at(row, col);
     };
-    const std::string dir = test::scratch("ktx2_bevy");
-    KtxWriteOptions o;
-    o.format = KtxFormat::Rgba32Float;
-    write_specular_ktx2(dir + "/spec.ktx2", chain, o, KtxCubeConvention::Bevy);
-    write_irradiance_cube_ktx2(dir + "/irr.ktx2", chain[0], o, KtxCubeConvention::Bevy);
-    const auto spec_bytes = test::read_bytes(dir + "/spec.ktx2"), irr_bytes = test::read_bytes(dir + "/irr.ktx2");
-    const ParsedKtx2 spec = parse(std::vector<std::uint8_t>(spec_bytes.begin(), spec_bytes.end()));
-    const ParsedKtx2 irr = parse(std::vector<std::uint8_t>(irr_bytes.begin(), irr_bytes.end()));
-    REQUIRE(spec.levels.size() == chain.size());
-    REQUIRE(irr.levels.size() == 1);
+    const std::vector<CubeMap> file = rgba32f_cubes(bevy);
+    REQUIRE(file.size() == ours.size());
     int differ_from_gl = 0;
-    for (std::size_t level = 0; level < chain.size(); ++level) {
-        const CubeMap& ours = chain[level];
-        const int n = ours.size;
+    for (std::size_t level = 0; level < ours.size(); ++level) {
+        const int n = ours[level].size;
+        REQUIRE(file[level].size == n);
         for (int f = 0; f < 6; ++f)
             for (int r = 0; r < n; ++r)
                 for (int c = 0; c < n; ++c) {
                     INFO("level " << level << " face " << f << " row " << r << " col " << c);
                     const Vec3 d = cube_texel_direction(f, r, c, n);
-                    const float* want = texel_at(ours, Vec3{d.x, d.y, -d.z});
-                    const std::size_t t = (static_cast<std::size_t>(f) * n + r) * n + c;
-                    float got[4];
-                    decode_texel(o.format, spec.levels[level].data() + 16 * t, got);
-                    for (int ch = 0; ch < 3; ++ch) REQUIRE(got[ch] == want[ch]);
-                    if (got[0] != ours.faces[f].at(r, c)[0]) ++differ_from_gl;
-                    if (level == 0) {
-                        decode_texel(o.format, irr.levels[0].data() + 16 * t, got);
-                        for (int ch = 0; ch < 3; ++ch) REQUIRE(got[ch] == static_cast<float>(want[ch] / 3.14159265358979323846));
-                    }
+                    const float* want = texel_at(ours[level], Vec3{d.x, d.y, -d.z});
+                    const float* got = file[level].faces[f].at(r, c);
+                    for (int ch = 0; ch < 3; ++ch)
+                        REQUIRE(got[ch] == (divided_by_pi ? static_cast<float>(want[ch] / 3.14159265358979323846) : want[ch]));
+                    if (got[0] != ours[level].faces[f].at(r, c)[0]) ++differ_from_gl;
                 }
     }
-    CHECK(differ_from_gl > 0);  // the test chain is not symmetric in z: an unmirrored file fails
-    std::map<std::string, std::string> spec_kv(spec.kv.begin(), spec.kv.end()), irr_kv(irr.kv.begin(), irr.kv.end());
-    CHECK(spec_kv["bakeConvention"] == kKtxConventionBevy);
-    CHECK(irr_kv["bakeConvention"] == kKtxConventionBevy);
-    CHECK(irr_kv["bakeContent"].find("E(n)/pi") != std::string::npos);
+    std::map<std::string, std::string> kv(bevy.kv.begin(), bevy.kv.end());
+    CHECK(kv["bakeConvention"] == kKtxConventionBevy);
+    if (divided_by_pi) CHECK(kv["bakeContent"].find("E(n)/pi") != std::string::npos);
+    return differ_from_gl;
+}
+
+ParsedKtx2 parse_file(const std::string& path) {
+    const auto bytes = test::read_bytes(path);
+    return parse(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+}
+
+}  // namespace
+
+TEST_CASE("ktx2: the Bevy layout holds, at each texel's direction d, our value at d mirrored in z", "[ktx2][bevy]") {
+    const std::vector<CubeMap> chain = test_chain(8);
+    const std::string dir = test::scratch("ktx2_bevy");
+    KtxWriteOptions o;
+    o.format = KtxFormat::Rgba32Float;
+    write_specular_ktx2(dir + "/spec.ktx2", chain, o, KtxCubeConvention::Bevy);
+    write_irradiance_cube_ktx2(dir + "/irr.ktx2", chain[0], o, KtxCubeConvention::Bevy);
+    // The test chain is not symmetric in z: an unmirrored file fails.
+    CHECK(check_bevy_layout(chain, parse_file(dir + "/spec.ktx2"), false) > 0);
+    CHECK(check_bevy_layout({chain[0]}, parse_file(dir + "/irr.ktx2"), true) > 0);
     // The default stays the GL layout, E.
     write_irradiance_cube_ktx2(dir + "/irr_gl.ktx2", chain[0], o);
-    const auto gl_bytes = test::read_bytes(dir + "/irr_gl.ktx2");
-    const ParsedKtx2 gl = parse(std::vector<std::uint8_t>(gl_bytes.begin(), gl_bytes.end()));
-    float first[4];
-    decode_texel(o.format, gl.levels[0].data(), first);
-    CHECK(first[0] == chain[0].faces[0].at(0, 0)[0]);
+    const ParsedKtx2 gl = parse_file(dir + "/irr_gl.ktx2");
+    CHECK(rgba32f_cubes(gl)[0].faces[4].rgb == chain[0].faces[4].rgb);
     CHECK(std::map<std::string, std::string>(gl.kv.begin(), gl.kv.end())["bakeConvention"] == kKtxConvention);
+}
+
+// The option through the tool: one bake written in both layouts.
+TEST_CASE("ktx2: --ktx-convention bevy writes the GL layout's cubes mirrored in z, the irradiance E/pi", "[ktx2][bevy][cli]") {
+    const std::string dir = test::scratch("ktx2_bevy_cli");
+    const std::string common = test::kSample + " --device cpu --size 8 --specular-size 8 --ktx-format rgba32f";
+    REQUIRE(test::run_cli(common + " -o " + dir + "/gl.ktx2 --specular " + dir + "/gl_spec.ktx2").exit_code == 0);
+    REQUIRE(test::run_cli(common + " -o " + dir + "/bevy.ktx2 --specular " + dir + "/bevy_spec.ktx2 --ktx-convention bevy")
+                .exit_code == 0);
+    CHECK(check_bevy_layout(rgba32f_cubes(parse_file(dir + "/gl_spec.ktx2")), parse_file(dir + "/bevy_spec.ktx2"), false) > 0);
+    CHECK(check_bevy_layout(rgba32f_cubes(parse_file(dir + "/gl.ktx2")), parse_file(dir + "/bevy.ktx2"), true) > 0);
 }
 
 TEST_CASE("ktx2: what is no texture is refused, and nothing is left behind", "[ktx2]") {

@@ -43,6 +43,7 @@ const char* kFooter = R"(Examples:
   bake-irradiance sky.exr -o irr.json --preview sky.png --emit glsl sky_irr.glsl
   bake-irradiance sky.exr -o irr.exr --specular sky_spec.exr --dfg dfg.png    both halves of IBL
   bake-irradiance --dfg dfg.exr --dfg-size 64                                  the DFG table alone
+  bake-irradiance sky.hdr -o diffuse.ktx2 --specular specular.ktx2 --ktx-convention bevy   for Bevy's EnvironmentMapLight
 
 Outputs: the type follows the extension: .exr (irradiance map, float RGB, OpenEXR envmap attribute
 set) or .json (coefficients and their convention). All outputs of one input are written to
