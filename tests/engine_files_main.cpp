@@ -152,8 +152,14 @@ void write_cli_files(const std::string& cli, const std::string& dir) {
                             " --sh-format threejs '" + out + "/light_probe.json' --sh-format babylon '" + out + "/babylon_sh.json'";
     const std::string spec_exr = "'" + cli + "' '" + std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr' --device cpu -q " +
                                  "--warn-error 1e300 --specular '" + out + "/spec.exr' --specular-size 16";
-    if (std::system(("mkdir -p '" + out + "' && " + cmd + " && " + spec_exr).c_str()) != 0)
-        throw std::runtime_error("bake-irradiance failed: " + cmd);
+    // The Bevy layout and the GL layout of one bake, in rgba32f (check_bevy.mjs compares them through
+    // Bevy's lookup).
+    const std::string pair = "'" + cli + "' '" + std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr' --device cpu -q " +
+                             "--warn-error 1e300 --size 8 --specular-size 16 --ktx-format rgba32f";
+    const std::string gl = pair + " -o '" + out + "/gl_diffuse.ktx2' --specular '" + out + "/gl_specular.ktx2' -o '" + out + "/gl.json'";
+    const std::string bevy = pair + " -o '" + out + "/bevy_diffuse.ktx2' --specular '" + out + "/bevy_specular.ktx2' --ktx-convention bevy";
+    for (const std::string& c : {"mkdir -p '" + out + "' && " + cmd, spec_exr, gl, bevy})
+        if (std::system(c.c_str()) != 0) throw std::runtime_error("bake-irradiance failed: " + c);
     KtxWriteOptions o;
     o.zstd_level = 3;
     const json kv = {{"bakeConvention", kKtxConvention}};
@@ -172,6 +178,8 @@ void write_cli_files(const std::string& cli, const std::string& dir) {
     expected["sh"] = {{"light_probe", "light_probe.json"}, {"babylon", "babylon_sh.json"},
                       {"directions", directions}, {"irradiance", irradiance}};
     expected["gltf"] = {{"files", json::array()}};
+    expected["bevy"] = {{"gl_diffuse", "gl_diffuse.ktx2"}, {"gl_specular", "gl_specular.ktx2"}, {"coefficients", "gl.json"},
+                        {"bevy_diffuse", "bevy_diffuse.ktx2"}, {"bevy_specular", "bevy_specular.ktx2"}};
     write_text_atomically(out + "/expected.json", expected.dump());
 }
 

@@ -1,8 +1,8 @@
 // bake_render_reference DIR BAKE_IRRADIANCE [MAP]: the CPU side of the three.js render test (issue 21,
 // "a real engine renders it"; ctest: engine_render).
 //
-// 1. Runs the CLI on MAP (default: the bundled sample sky), writing what an engine loads: the GGX chain as KTX2
-//    (rgba16f), the DFG table as KTX2 (rgba16f) and the three.js LightProbe JSON; and, from a second
+// 1. Runs the CLI on MAP (default: the bundled sample sky), writing what an engine loads: the GGX chain and
+//    the DFG table as KTX2 (rgba32f, and again as rgba16f) and the three.js LightProbe JSON; and, from a second
 //    run with the same settings, the chain as EXR and the coefficients as JSON (our own files, read
 //    back here with our own readers).
 // 2. Shades a grid of spheres with the preview's shading (preview_diffuse, preview_specular in
@@ -54,9 +54,12 @@ int main(int argc, char** argv) {
         const std::string sky = argc == 4 ? argv[3] : std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr";
         const std::string common = "'" + cli + "' '" + sky + "' --device cpu -q --warn-error 1e300 --specular-size " +
                                    std::to_string(kSpecularSize);
-        // What three.js loads: exactly the command a user runs.
-        run(common + " --specular '" + dir + "/spec.ktx2' --ktx-format rgba16f --dfg '" + dir + "/dfg.ktx2' --dfg-size " +
-            std::to_string(kDfgSize) + " --sh-format threejs '" + dir + "/probe.json'");
+        // What three.js loads: exactly the commands a user runs. rgba32f is gated strictly against the
+        // mean pixel; rgba16f (the default) is measured too: its rounding of a mirrored sun thousands
+        // of times the mean is more than 5% of the mean by itself.
+        for (const char* format : {"rgba32f", "rgba16f"})
+            run(common + " --specular '" + dir + "/spec_" + format + ".ktx2' --ktx-format " + format + " --dfg '" + dir +
+                "/dfg_" + format + ".ktx2' --dfg-size " + std::to_string(kDfgSize) + " --sh-format threejs '" + dir + "/probe.json'");
         // What we shade with: the same bake as EXR and JSON.
         run(common + " --specular '" + dir + "/spec.exr' -o '" + dir + "/irr.json'");
 
@@ -105,7 +108,9 @@ int main(int argc, char** argv) {
         scene["levels"] = chain.size();
         scene["specular_size"] = kSpecularSize;
         scene["dfg_size"] = kDfgSize;
-        scene["files"] = {{"specular", "spec.ktx2"}, {"dfg", "dfg.ktx2"}, {"probe", "probe.json"}, {"expected", "expected.f32"}};
+        scene["files"] = {{"specular", "spec_rgba32f.ktx2"}, {"dfg", "dfg_rgba32f.ktx2"},
+                          {"specular_rgba16f", "spec_rgba16f.ktx2"}, {"dfg_rgba16f", "dfg_rgba16f.ktx2"},
+                          {"probe", "probe.json"}, {"expected", "expected.f32"}};
         scene["views"] = json::array();
         for (const Vec3& v : views) scene["views"].push_back({v.x, v.y, v.z});
         scene["spheres"] = json::array();

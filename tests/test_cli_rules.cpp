@@ -68,12 +68,21 @@ TEST_CASE("rules: an option that would have no effect is a usage error naming it
         {json_out + " --device cpu --gl egl", "--gl: has no effect with --device cpu"},
         {"--dfg " + dir + "/d.png --compare", "--compare: has no effect without an input"},
         {"--dfg " + dir + "/d.png --golden " + dir + "/g.json", "--golden: has no effect without an input"},
+        {json_out + " --ktx-convention bevy", "--ktx-convention: has no effect without a .ktx2 cube map"},
+        {json_out + " --dfg " + dir + "/d.ktx2 --ktx-convention gl", "--ktx-convention: has no effect without a .ktx2 cube map"},
+        {kSample + " -o " + dir + "/m.ktx2 --output-layout equirect --ktx-convention gl",
+         "--ktx-convention: has no effect without a .ktx2 cube map"},
+        {"--dfg " + dir + "/d.ktx2 --ktx-convention bevy", "--ktx-convention: has no effect without an input"},
+        {kSample + " -o " + dir + "/m.ktx2 --specular " + dir + "/s.ktx2 --output-layout equirect --ktx-convention bevy",
+         "--ktx-convention: bevy lays out cube maps for Bevy's EnvironmentMapLight"},
     };
     for (const Case& c : cases) check_usage_error(run_cli(c.args), c.mention);
     CHECK(fs::is_empty(dir));  // nothing written by any of them
     // The same options where they do apply are accepted.
     CHECK(run_cli(kSample + " -o " + dir + "/m.exr --size 4 --output-layout equirect --irradiance exact --device cpu")
               .exit_code == 0);
+    CHECK(run_cli(kSample + " -o " + dir + "/m.ktx2 --size 4 --ktx-convention bevy --device cpu").exit_code == 0);
+    CHECK(run_cli(kSample + " --specular " + dir + "/s.ktx2 --specular-size 4 --ktx-convention bevy --device cpu").exit_code == 0);
     // --jobs and --fail-fast with a single input only warn: the count of inputs comes from a glob.
     const CliResult r = run_cli(json_out + " --device cpu --jobs 3 --fail-fast");
     INFO(r.err);

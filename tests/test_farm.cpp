@@ -172,6 +172,32 @@ TEST_CASE("farm: sharded batches merge into the single batch's report, missing a
     CHECK(run_cli("--merge-reports " + dir + "/m4.json" + reports + " --order 5").exit_code == kExitUsage);
 }
 
+// The KTX2 and engine-SH options shape their files too: each change bakes again (the manifest's
+// fingerprint left them out, so a changed --ktx-format kept the old texels).
+TEST_CASE("farm: --skip-unchanged bakes again when a .ktx2 or --sh-format option changes", "[farm][cli]") {
+    const std::string dir = scratch("farm_skip_ktx");
+    fs::copy_file(kSample, dir + "/a.hdr", fs::copy_options::overwrite_existing);
+    const std::string batch = dir + "/a.hdr --out-dir " + dir + "/out --name '{stem}.ktx2' --size 4 --device cpu " +
+                              "--skip-unchanged --report " + dir + "/r.json";
+    auto status = [&] { return read_json(dir + "/r.json")["files"][0]["status"].get<std::string>(); };
+    const std::string sh = " --sh-format threejs '" + dir + "/out/{stem}_sh.json'";
+    REQUIRE(run_cli(batch + sh).exit_code == 0);
+    REQUIRE(run_cli(batch + sh).exit_code == 0);
+    CHECK(status() == "skipped");
+    for (const std::string& change : {std::string(" --ktx-format rgba32f"), std::string(" --ktx-zstd 3"),
+                                      std::string(" --ktx-convention bevy"),
+                                      " --sh-format babylon '" + dir + "/out/{stem}_sh.json'"}) {
+        INFO(change);
+        const std::string args = batch + (change.find("--sh-format") == std::string::npos ? sh : "") + change;
+        REQUIRE(run_cli(args).exit_code == 0);
+        CHECK(status() == "ok");
+        REQUIRE(run_cli(args).exit_code == 0);
+        CHECK(status() == "skipped");
+        REQUIRE(run_cli(batch + sh).exit_code == 0);  // back to the first bake
+        CHECK(status() == "ok");
+    }
+}
+
 TEST_CASE("farm: --skip-unchanged skips what would bake the same, and bakes again on any change", "[farm][cli]") {
     const std::string dir = scratch("farm_skip");
     fs::copy_file(kSample, dir + "/a.hdr", fs::copy_options::overwrite_existing);

@@ -7,6 +7,7 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -26,6 +27,7 @@
 #include "gpu_formats.h"
 #include "ibl_ktx2.h"
 #include "ktx2_writer.h"
+#include "cli_runner.h"
 #include "test_support.h"
 
 using namespace bake;
@@ -263,6 +265,98 @@ TEST_CASE("ktx2: the outputs' key/values state the convention, content and rough
     CHECK(kv["bakeContent"].find("GGX") != std::string::npos);
     CHECK(p.header[6] == 6);
     CHECK(p.header[7] == 3);
+}
+
+namespace {
+
+// The cube levels of a parsed rgba32f cube file.
+std::vector<CubeMap> rgba32f_cubes(const ParsedKtx2& p) {
+    REQUIRE(p.header[0] == ktx_vk_format(KtxFormat::Rgba32Float));
+    REQUIRE(p.header[6] == 6);
+    std::vector<CubeMap> cubes;
+    for (std::size_t level = 0; level < p.levels.size(); ++level) {
+        const int n = std::max(1, static_cast<int>(p.header[2]) >> level);
+        CubeMap cube(n);
+        REQUIRE(p.levels[level].size() == 6u * n * n * 16);
+        for (int f = 0; f < 6; ++f)
+            for (int r = 0; r < n; ++r)
+                for (int c = 0; c < n; ++c)
+                    std::memcpy(cube.faces[f].at(r, c), p.levels[level].data() + 16 * ((static_cast<std::size_t>(f) * n + r) * n + c), 12);
+        cubes.push_back(cube);
+    }
+    return cubes;
+}
+
+// The Bevy layout, from the directions alone: the file's texel whose centre is d must hold our
+// value at (d.x, d.y, -d.z), found by the cube's own direction functions (not the writer's table),
+// divided by pi for the irradiance cube. Returns how many texels differ from `ours` unmirrored.
+int check_bevy_layout(const std::vector<CubeMap>& ours, const ParsedKtx2& bevy, bool divided_by_pi) {
+    auto texel_at = [](const CubeMap& cube, const Vec3& d) {
+        int face = 0;
+        double sc = 0, tc = 0;
+        cube_face_coords(d, &face, &sc, &tc);
+        const int n = cube.size;
+        const int col = std::min(n - 1, static_cast<int>(std::floor((sc + 1) / 2 * n)));
+        const int row = std::min(n - 1, static_cast<int>(std::floor((tc + 1) / 2 * n)));
+        return cube.faces[face].at(row, col);
+    };
+    const std::vector<CubeMap> file = rgba32f_cubes(bevy);
+    REQUIRE(file.size() == ours.size());
+    int differ_from_gl = 0;
+    for (std::size_t level = 0; level < ours.size(); ++level) {
+        const int n = ours[level].size;
+        REQUIRE(file[level].size == n);
+        for (int f = 0; f < 6; ++f)
+            for (int r = 0; r < n; ++r)
+                for (int c = 0; c < n; ++c) {
+                    INFO("level " << level << " face " << f << " row " << r << " col " << c);
+                    const Vec3 d = cube_texel_direction(f, r, c, n);
+                    const float* want = texel_at(ours[level], Vec3{d.x, d.y, -d.z});
+                    const float* got = file[level].faces[f].at(r, c);
+                    for (int ch = 0; ch < 3; ++ch)
+                        REQUIRE(got[ch] == (divided_by_pi ? static_cast<float>(want[ch] / 3.14159265358979323846) : want[ch]));
+                    if (got[0] != ours[level].faces[f].at(r, c)[0]) ++differ_from_gl;
+                }
+    }
+    std::map<std::string, std::string> kv(bevy.kv.begin(), bevy.kv.end());
+    CHECK(kv["bakeConvention"] == kKtxConventionBevy);
+    if (divided_by_pi) CHECK(kv["bakeContent"].find("E(n)/pi") != std::string::npos);
+    return differ_from_gl;
+}
+
+ParsedKtx2 parse_file(const std::string& path) {
+    const auto bytes = test::read_bytes(path);
+    return parse(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+}
+
+}  // namespace
+
+TEST_CASE("ktx2: the Bevy layout holds, at each texel's direction d, our value at d mirrored in z", "[ktx2][bevy]") {
+    const std::vector<CubeMap> chain = test_chain(8);
+    const std::string dir = test::scratch("ktx2_bevy");
+    KtxWriteOptions o;
+    o.format = KtxFormat::Rgba32Float;
+    write_specular_ktx2(dir + "/spec.ktx2", chain, o, KtxCubeConvention::Bevy);
+    write_irradiance_cube_ktx2(dir + "/irr.ktx2", chain[0], o, KtxCubeConvention::Bevy);
+    // The test chain is not symmetric in z: an unmirrored file fails.
+    CHECK(check_bevy_layout(chain, parse_file(dir + "/spec.ktx2"), false) > 0);
+    CHECK(check_bevy_layout({chain[0]}, parse_file(dir + "/irr.ktx2"), true) > 0);
+    // The default stays the GL layout, E.
+    write_irradiance_cube_ktx2(dir + "/irr_gl.ktx2", chain[0], o);
+    const ParsedKtx2 gl = parse_file(dir + "/irr_gl.ktx2");
+    CHECK(rgba32f_cubes(gl)[0].faces[4].rgb == chain[0].faces[4].rgb);
+    CHECK(std::map<std::string, std::string>(gl.kv.begin(), gl.kv.end())["bakeConvention"] == kKtxConvention);
+}
+
+// The option through the tool: one bake written in both layouts.
+TEST_CASE("ktx2: --ktx-convention bevy writes the GL layout's cubes mirrored in z, the irradiance E/pi", "[ktx2][bevy][cli]") {
+    const std::string dir = test::scratch("ktx2_bevy_cli");
+    const std::string common = test::kSample + " --device cpu --size 8 --specular-size 8 --ktx-format rgba32f";
+    REQUIRE(test::run_cli(common + " -o " + dir + "/gl.ktx2 --specular " + dir + "/gl_spec.ktx2").exit_code == 0);
+    REQUIRE(test::run_cli(common + " -o " + dir + "/bevy.ktx2 --specular " + dir + "/bevy_spec.ktx2 --ktx-convention bevy")
+                .exit_code == 0);
+    CHECK(check_bevy_layout(rgba32f_cubes(parse_file(dir + "/gl_spec.ktx2")), parse_file(dir + "/bevy_spec.ktx2"), false) > 0);
+    CHECK(check_bevy_layout(rgba32f_cubes(parse_file(dir + "/gl.ktx2")), parse_file(dir + "/bevy.ktx2"), true) > 0);
 }
 
 TEST_CASE("ktx2: what is no texture is refused, and nothing is left behind", "[ktx2]") {

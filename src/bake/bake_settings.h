@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "environment_loader.h"
 #include "golden_check.h"
+#include "ibl_ktx2.h"
 #include "ktx2_writer.h"
 #include "shader_snippet.h"
 #include "sh_window.h"
@@ -35,6 +36,7 @@ struct BakeSettings {
     GoldenTolerance golden;
     SpecularSettings specular;        // base_size and samples
     KtxWriteOptions ktx;              // every .ktx2 output (--ktx-format, --ktx-zstd)
+    KtxCubeConvention ktx_convention = KtxCubeConvention::Gl;  // .ktx2 cubes: whose lookup (--ktx-convention)
     int gltf_last_size = 16;          // --gltf's chain stops at this face size (roughness 1 there)
     int preview_width = 512;
     double preview_exposure = 0;

@@ -54,7 +54,7 @@ void write_coefficients(const std::string& path, const BakeProducts& p) { write_
 // The map as a KTX2 texture: a cube (faceCount 6, faces +X -X +Y -Y +Z -Z) or a 2D lat-long.
 void write_irradiance_ktx2(const std::string& path, const BakeProducts& p) {
     if (p.settings.map.equirect) write_irradiance_equirect_ktx2(path, *p.map, p.settings.ktx);
-    else write_irradiance_cube_ktx2(path, extract_cube(*p.map, Layout::VStrip), p.settings.ktx);
+    else write_irradiance_cube_ktx2(path, extract_cube(*p.map, Layout::VStrip), p.settings.ktx, p.settings.ktx_convention);
 }
 
 void filament_prescaled(const std::string& path, const ShCoefficients& radiance) {
@@ -70,7 +70,8 @@ const std::vector<OutputFormat>& output_formats() {
     static const std::vector<OutputFormat> formats = {
         {".exr", "irradiance map (float RGB OpenEXR)", true, write_irradiance_exr},
         {".json", "SH coefficients and their convention", false, write_coefficients},
-        {".ktx2", "irradiance map (KTX2: a cube of 6 faces, or 2D lat-long; --ktx-format)", true, write_irradiance_ktx2},
+        {".ktx2", "irradiance map (KTX2: a cube of 6 faces, or 2D lat-long; --ktx-format, --ktx-convention)", true,
+         write_irradiance_ktx2},
     };
     return formats;
 }
@@ -130,7 +131,8 @@ void write_outputs(const BakeProducts& p, FileReport& rep) {
         const OutputSet::Scope every_write_joins_the_set(set);
         if (p.specular) {
             std::vector<std::string> files = {job.specular};
-            if (has_extension(job.specular, ".ktx2")) write_specular_ktx2(job.specular, p.specular->chain, p.settings.ktx);
+            if (has_extension(job.specular, ".ktx2"))
+                write_specular_ktx2(job.specular, p.specular->chain, p.settings.ktx, p.settings.ktx_convention);
             else files = write_specular(job.specular, *p.specular);
             written.outputs.insert(written.outputs.end(), files.begin(), files.end());
             written.specular = specular_json(*p.specular, files);

@@ -13,6 +13,7 @@
 #include "errors.h"
 #include "file_names.h"
 #include "output_names.h"
+#include "ibl_ktx2.h"
 #include "ktx2_writer.h"
 #include "outputs.h"
 #include "shader_snippet.h"
@@ -42,6 +43,7 @@ const char* kFooter = R"(Examples:
   bake-irradiance sky.exr -o irr.json --preview sky.png --emit glsl sky_irr.glsl
   bake-irradiance sky.exr -o irr.exr --specular sky_spec.exr --dfg dfg.png    both halves of IBL
   bake-irradiance --dfg dfg.exr --dfg-size 64                                  the DFG table alone
+  bake-irradiance sky.hdr -o diffuse.ktx2 --specular specular.ktx2 --ktx-convention bevy   for Bevy's EnvironmentMapLight
 
 Outputs: the type follows the extension: .exr (irradiance map, float RGB, OpenEXR envmap attribute
 set) or .json (coefficients and their convention). All outputs of one input are written to
@@ -238,6 +240,12 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
     app.add_option("--ktx-format", o.ktx_format, "Texel format of .ktx2 outputs: rgba16f, rgba32f, b10g11r11, e5b9g9r9")
         ->check(one_of({"rgba16f", "rgba32f", "b10g11r11", "e5b9g9r9"}))
         ->capture_default_str();
+    app.add_option("--ktx-convention", o.ktx_convention, "Whose lookup .ktx2 cube maps are laid out for: gl (the "
+                                                         "GL/Vulkan sampler in this tool's right-handed world; "
+                                                         "irradiance E) or bevy (EnvironmentMapLight: mirrored in z "
+                                                         "for its vec3(N.xy, -N.z) lookup, irradiance E/pi)")
+        ->check(one_of({"gl", "bevy"}))
+        ->capture_default_str();
     app.add_option("--ktx-zstd", o.ktx_zstd, "Zstandard supercompression level of .ktx2 outputs (0: none)")
         ->check(whole_number(0, 22))
         ->capture_default_str();
@@ -372,7 +380,7 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
                                    "--emit", "--specular", "--specular-size", "--specular-samples", "--jobs",
                                    "--fail-fast", "--timings", "--clamp-negative", "--replace-nonfinite",
                                    "--max-pixels", "--output", "--out-dir", "--name", "--shard", "--depfile",
-                                   "--skip-unchanged", "--gltf", "--sh-format"})
+                                   "--skip-unchanged", "--gltf", "--sh-format", "--ktx-convention"})
             if (given(option)) refuse(option, "without an input (--dfg alone bakes no environment)");
         return;
     }
@@ -394,12 +402,21 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
         for (const char* option : {"--specular-size", "--specular-samples"})
             if (given(option)) refuse(option, "without --specular or --gltf");
     if (given("--dfg-size") && o.dfg.empty()) refuse("--dfg-size", "without --dfg");
-    const bool ktx_written = has_extension(o.specular, ".ktx2") || has_extension(o.dfg, ".ktx2") ||
-                             std::any_of(o.outputs.begin(), o.outputs.end(), [](const std::string& n) { return has_extension(n, ".ktx2"); }) ||
-                             std::any_of(o.names.begin(), o.names.end(), [](const std::string& n) { return has_extension(n, ".ktx2"); });
+    auto is_ktx2 = [](const std::string& n) { return has_extension(n, ".ktx2"); };
+    const bool ktx_map_written = std::any_of(o.outputs.begin(), o.outputs.end(), is_ktx2) ||
+                                 std::any_of(o.names.begin(), o.names.end(), is_ktx2);
+    const bool ktx_written = is_ktx2(o.specular) || is_ktx2(o.dfg) || ktx_map_written;
     if (!ktx_written)
         for (const char* option : {"--ktx-format", "--ktx-zstd"})
             if (given(option)) refuse(option, "without a .ktx2 output");
+    const bool ktx_cube_written = is_ktx2(o.specular) || (ktx_map_written && o.output_layout == "cube");
+    if (given("--ktx-convention") && !ktx_cube_written)
+        refuse("--ktx-convention", "without a .ktx2 cube map (--specular NAME.ktx2, or -o NAME.ktx2 with --output-layout cube)");
+    // Bevy's EnvironmentMapLight takes cubes only: a lat-long .ktx2 beside a Bevy cube would be taken for one.
+    if (o.ktx_convention == "bevy" && ktx_map_written && o.output_layout == "equirect")
+        throw CLI::ValidationError("--ktx-convention", "bevy lays out cube maps for Bevy's EnvironmentMapLight, which "
+                                                       "takes no lat-long map: drop --output-layout equirect for the .ktx2 "
+                                                       "irradiance map");
     if (o.preview.empty())
         for (const char* option : {"--preview-width", "--preview-exposure"})
             if (given(option)) refuse(option, "without --preview");
@@ -514,6 +531,8 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
 std::string options_fingerprint(const Options& o) {
     nlohmann::json emits = nlohmann::json::array();
     for (const auto& [lang, file] : o.emits) emits.push_back(lang);
+    nlohmann::json sh_formats = nlohmann::json::array();
+    for (const auto& [engine, file] : o.sh_formats) sh_formats.push_back(engine);
     return nlohmann::json{{"order", o.order},
                           {"size", o.size},
                           {"irradiance", o.irradiance},
@@ -528,7 +547,11 @@ std::string options_fingerprint(const Options& o) {
                           {"specular_samples", o.specular_samples},
                           {"preview_width", o.preview_width},
                           {"preview_exposure", o.preview_exposure},
-                          {"emit", emits}}
+                          {"emit", emits},
+                          {"sh_format", sh_formats},
+                          {"ktx_format", o.ktx_format},
+                          {"ktx_zstd", o.ktx_zstd},
+                          {"ktx_convention", o.ktx_convention}}
         .dump();
 }
 
@@ -554,6 +577,7 @@ BakeSettings bake_settings(const Options& o) {
     s.specular.samples = o.specular_samples;
     parse_ktx_format(o.ktx_format, &s.ktx.format);
     s.ktx.zstd_level = o.ktx_zstd;
+    parse_ktx_cube_convention(o.ktx_convention, &s.ktx_convention);
     s.ktx.threads = o.threads;
     s.preview_width = o.preview_width;
     s.preview_exposure = o.preview_exposure;

@@ -47,6 +47,7 @@ struct Options {
     std::vector<std::pair<std::string, std::string>> sh_formats;   // --sh-format ENGINE FILE
     std::string ktx_format = "rgba16f";
     int ktx_zstd = 0;
+    std::string ktx_convention = "gl";                             // --ktx-convention gl|bevy
     // Inputs decoded ahead on worker threads; -1 (auto): 2 where the GPU bakes (the CPU is free
     // then), 0 on the CPU path, whose stages already use every core: 4 8k maps on 2 cores took
     // 1.56 s and 408 MB with 2 ahead, 1.24 s and 148 MB with none (issue 18 #19).

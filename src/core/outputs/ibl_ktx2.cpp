@@ -7,9 +7,10 @@
 namespace bake {
 namespace {
 
-KtxWriteOptions with_content(const KtxWriteOptions& options, const std::string& content) {
+KtxWriteOptions with_content(const KtxWriteOptions& options, const std::string& content,
+                             KtxCubeConvention convention = KtxCubeConvention::Gl) {
     KtxWriteOptions o = options;
-    o.key_values.emplace_back("bakeConvention", kKtxConvention);
+    o.key_values.emplace_back("bakeConvention", convention == KtxCubeConvention::Bevy ? kKtxConventionBevy : kKtxConvention);
     o.key_values.emplace_back("bakeContent", content);
     return o;
 }
@@ -24,7 +25,48 @@ std::string roughness_list(const std::vector<double>& roughness) {
     return s;
 }
 
+// Face, row and column of `cube` whose centre is the z mirror of texel (row, col) of `face`.
+struct MirroredTexel {
+    int face, row, col;
+};
+MirroredTexel mirrored_in_z(int face, int row, int col, int n) {
+    const int flipped_col = n - 1 - col, flipped_row = n - 1 - row;
+    switch (face) {
+        case 0: return {0, row, flipped_col};  // +X (1, -t, -s): z = -s, so s flips
+        case 1: return {1, row, flipped_col};  // -X (-1, -t, s)
+        case 2: return {2, flipped_row, col};  // +Y (s, 1, t): z = t, so t flips
+        case 3: return {3, flipped_row, col};  // -Y (s, -1, -t)
+        case 4: return {5, row, flipped_col};  // +Z (s, -t, 1) mirrors to -Z (-s', -t, -1) with s' = -s
+        default: return {4, row, flipped_col};  // -Z (-s, -t, -1) mirrors to +Z (s', -t, 1) with s' = -s
+    }
+}
+
+constexpr double kPi = 3.14159265358979323846;
+
 }  // namespace
+
+bool parse_ktx_cube_convention(const std::string& name, KtxCubeConvention* convention) {
+    if (name == "gl") *convention = KtxCubeConvention::Gl;
+    else if (name == "bevy") *convention = KtxCubeConvention::Bevy;
+    else return false;
+    return true;
+}
+
+CubeMap mirror_cube_z(const CubeMap& cube) {
+    const int n = cube.size;
+    CubeMap out = cube;
+    for (int face = 0; face < 6; ++face)
+        for (int row = 0; row < n; ++row)
+            for (int col = 0; col < n; ++col) {
+                const MirroredTexel from = mirrored_in_z(face, row, col, n);
+                const float* src = &cube.faces[from.face].rgb[3 * (static_cast<std::size_t>(from.row) * n + from.col)];
+                float* dst = &out.faces[face].rgb[3 * (static_cast<std::size_t>(row) * n + col)];
+                dst[0] = src[0];
+                dst[1] = src[1];
+                dst[2] = src[2];
+            }
+    return out;
+}
 
 KtxImages cube_chain_images(const std::vector<CubeMap>& chain) {
     KtxImages images;
@@ -47,7 +89,7 @@ KtxImages image_2d_images(const Image& image) {
 }
 
 void write_specular_ktx2(const std::string& path, const std::vector<CubeMap>& chain, const KtxWriteOptions& options,
-                         const std::vector<double>& roughness) {
+                         KtxCubeConvention convention, const std::vector<double>& roughness) {
     std::vector<double> r = roughness;
     if (r.empty())
         for (std::size_t i = 0; i < chain.size(); ++i) r.push_back(chain.size() > 1 ? double(i) / (chain.size() - 1) : 0.0);
@@ -56,16 +98,35 @@ void write_specular_ktx2(const std::string& path, const std::vector<CubeMap>& ch
                           " levels");
     KtxWriteOptions o = with_content(options,
                                      "specular: the environment's radiance prefiltered with the GGX lobe, alpha = "
-                                     "roughness^2, N = V = R; level i for roughness bakeSpecularRoughness[i]");
+                                     "roughness^2, N = V = R; level i for roughness bakeSpecularRoughness[i]",
+                                     convention);
     o.key_values.emplace_back("bakeSpecularRoughness", roughness_list(r));
-    write_ktx2(path, cube_chain_images(chain), o);
+    if (convention == KtxCubeConvention::Gl) {
+        write_ktx2(path, cube_chain_images(chain), o);
+        return;
+    }
+    std::vector<CubeMap> mirrored;
+    for (const CubeMap& level : chain) mirrored.push_back(mirror_cube_z(level));
+    write_ktx2(path, cube_chain_images(mirrored), o);
 }
 
-void write_irradiance_cube_ktx2(const std::string& path, const CubeMap& irradiance, const KtxWriteOptions& options) {
-    const std::vector<CubeMap> one{irradiance};
-    write_ktx2(path, cube_chain_images(one),
-               with_content(options, "irradiance E(n) at each texel's centre direction n, not divided by pi "
-                                     "(a white Lambertian surface shows E/pi)"));
+void write_irradiance_cube_ktx2(const std::string& path, const CubeMap& irradiance, const KtxWriteOptions& options,
+                                KtxCubeConvention convention) {
+    if (convention == KtxCubeConvention::Gl) {
+        const std::vector<CubeMap> one{irradiance};
+        write_ktx2(path, cube_chain_images(one),
+                   with_content(options, "irradiance E(n) at each texel's centre direction n, not divided by pi "
+                                         "(a white Lambertian surface shows E/pi)"));
+        return;
+    }
+    std::vector<CubeMap> bevy{mirror_cube_z(irradiance)};
+    for (Image& face : bevy[0].faces)
+        for (float& v : face.rgb) v = static_cast<float>(v / kPi);
+    write_ktx2(path, cube_chain_images(bevy),
+               with_content(options, "irradiance E(n)/pi (the radiance a white Lambertian surface reflects) at each "
+                                     "texel's direction as bakeConvention maps it: Bevy multiplies its diffuse map by "
+                                     "the albedo with no 1/pi",
+                            KtxCubeConvention::Bevy));
 }
 
 void write_irradiance_equirect_ktx2(const std::string& path, const Image& irradiance, const KtxWriteOptions& options) {

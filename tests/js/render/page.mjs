@@ -10,9 +10,11 @@
 // Renders, each returned as base64 of width x height x 4 floats, rows top to bottom:
 //   shader:          the metals as a ShaderMaterial that reads our chain at the mirror direction with
 //                    textureLod(level = roughness * (levels - 1)) and multiplies by the DFG table's
-//                    A + B (NEAREST at uv = (N.V, r)): the split sum as our preview computes it.
+//                    A + B (NEAREST at uv = (N.V, r)): the split sum as our preview computes it; chain and
+//                    table in rgba32f (float32 textures, filtered linearly: OES_texture_float_linear).
+//   shader_rgba16f:  the same from the rgba16f files (the tool's default format).
 //   standard:        the metals as MeshStandardMaterial (metalness 1, roughness r) with envMap = a
-//                    PMREM that three.js's PMREMGenerator makes from our cube as KTX2Loader loaded it.
+//                    PMREM that three.js's PMREMGenerator makes from our rgba16f cube as KTX2Loader loaded it.
 //   standard_mirror: the same from our cube with X mirrored (faces flipped, +X and -X swapped), which
 //                    undoes the x negation three.js applies to every CubeTexture it samples.
 // The canvas shows `shader` through Reinhard at exposure 1 / mean (for the screenshot).
@@ -95,40 +97,53 @@ async function main() {
   renderer.setSize(W, H, false);
   const gl = renderer.getContext();
   status.webgl = { version: gl.getParameter(gl.VERSION), renderer: gl.getParameter(gl.RENDERER),
-                   colorBufferFloat: !!gl.getExtension('EXT_color_buffer_float') };
-  log(`WebGL: ${status.webgl.version}; ${status.webgl.renderer}; EXT_color_buffer_float ${status.webgl.colorBufferFloat}`);
+                   colorBufferFloat: !!gl.getExtension('EXT_color_buffer_float'),
+                   floatLinear: !!gl.getExtension('OES_texture_float_linear') };
+  log(`WebGL: ${status.webgl.version}; ${status.webgl.renderer}; EXT_color_buffer_float ${status.webgl.colorBufferFloat}; ` +
+      `OES_texture_float_linear ${status.webgl.floatLinear}`);
   if (!(gl instanceof WebGL2RenderingContext)) throw new Error('no WebGL 2');
+  // Without it a float32 cube with mipmap filtering is incomplete and samples as black.
+  if (!status.webgl.floatLinear) throw new Error('no OES_texture_float_linear: float32 textures cannot be filtered');
 
   const ktx2 = new KTX2Loader().setTranscoderPath('/three/examples/jsm/libs/basis/').detectSupport(renderer);
-  const specRaw = await ktx2.loadAsync(`/data/${scene.files.specular}`);
-  const dfg = await ktx2.loadAsync(`/data/${scene.files.dfg}`);
-  log(`KTX2Loader: ${scene.files.specular} -> ${specRaw.constructor.name} ${specRaw.image.width}x${specRaw.image.height}, ` +
-      `${specRaw.mipmaps.length} mips, type ${specRaw.type}; ${scene.files.dfg} -> ${dfg.constructor.name} ` +
-      `${dfg.image.width}x${dfg.image.height}, filter ${dfg.minFilter}/${dfg.magFilter}`);
-  const chain = cubeFromKtx2(specRaw);
+  // One chain and DFG table a format: {chain (a cube), raw (as KTX2Loader returned it), dfg}.
+  const load = async (specFile, dfgFile) => {
+    const raw = await ktx2.loadAsync(`/data/${specFile}`);
+    const dfg = await ktx2.loadAsync(`/data/${dfgFile}`);
+    log(`KTX2Loader: ${specFile} -> ${raw.constructor.name} ${raw.image.width}x${raw.image.height}, ` +
+        `${raw.mipmaps.length} mips, type ${raw.type}; ${dfgFile} -> ${dfg.constructor.name} ` +
+        `${dfg.image.width}x${dfg.image.height}, type ${dfg.type}`);
+    const chain = cubeFromKtx2(raw);
+    if (chain.image[0].mipmaps.length !== scene.levels)
+      throw new Error(`${specFile} has ${chain.image[0].mipmaps.length} levels, scene says ${scene.levels}`);
+    dfg.minFilter = THREE.NearestFilter;
+    dfg.magFilter = THREE.NearestFilter;
+    dfg.needsUpdate = true;
+    return { chain, raw, dfg };
+  };
+  const f32 = await load(scene.files.specular, scene.files.dfg);
+  const f16 = await load(scene.files.specular_rgba16f, scene.files.dfg_rgba16f);
+  if (f32.raw.type !== THREE.FloatType || f16.raw.type !== THREE.HalfFloatType)
+    throw new Error(`texture types ${f32.raw.type}, ${f16.raw.type}: not float and half float`);
   // X mirrored: +X' = -X and -X' = +X, every face's columns reversed.
-  const chainMirror = cubeFromKtx2(specRaw, (f) => (f === 0 ? 1 : f === 1 ? 0 : f), true);
-  if (chain.image[0].mipmaps.length !== scene.levels)
-    throw new Error(`chain has ${chain.image[0].mipmaps.length} levels, scene says ${scene.levels}`);
-  dfg.minFilter = THREE.NearestFilter;
-  dfg.magFilter = THREE.NearestFilter;
-  dfg.needsUpdate = true;
+  const chainMirror = cubeFromKtx2(f16.raw, (f) => (f === 0 ? 1 : f === 1 ? 0 : f), true);
 
   const probeJson = await (await fetch(`/data/${scene.files.probe}`)).json();
   const objectLoader = new THREE.ObjectLoader();
   const probeOf = () => { const p = objectLoader.parse(probeJson); if (!p.isLightProbe) throw new Error('not a LightProbe'); return p; };
 
   const pmrem = new THREE.PMREMGenerator(renderer);
-  const envs = { standard: pmrem.fromCubemap(chain).texture, standard_mirror: pmrem.fromCubemap(chainMirror).texture };
+  const envs = { standard: pmrem.fromCubemap(f16.chain).texture, standard_mirror: pmrem.fromCubemap(chainMirror).texture };
 
   const geometry = new THREE.SphereGeometry(1, 192, 96);
   const diffuse = new THREE.MeshLambertMaterial({ color: 0xffffff });
-  const shaderMaterial = (roughness, centre) => new THREE.ShaderMaterial({
-    uniforms: { chain: { value: chain }, dfg: { value: dfg }, roughness: { value: roughness }, maxLevel: { value: scene.levels - 1 },
-                centre: { value: centre }, radius: { value: cell / 2 } },
+  const shaderMaterial = (files, roughness, centre) => new THREE.ShaderMaterial({
+    uniforms: { chain: { value: files.chain }, dfg: { value: files.dfg }, roughness: { value: roughness },
+                maxLevel: { value: scene.levels - 1 }, centre: { value: centre }, radius: { value: cell / 2 } },
     vertexShader, fragmentShader });
   const metal = {
-    shader: (r, centre) => shaderMaterial(r, centre),
+    shader: (r, centre) => shaderMaterial(f32, r, centre),
+    shader_rgba16f: (r, centre) => shaderMaterial(f16, r, centre),
     standard: (r) => new THREE.MeshStandardMaterial({ color: 0xffffff, metalness: 1, roughness: r, envMap: envs.standard }),
     standard_mirror: (r) => new THREE.MeshStandardMaterial({ color: 0xffffff, metalness: 1, roughness: r, envMap: envs.standard_mirror }),
   };
