@@ -495,3 +495,25 @@ TEST_CASE("GPU projection: a real half EXR loaded packed matches the CPU path on
         check_against_cpu(*gpu->projector, floats, 5);
     }
 }
+
+// Environment::identity lets a second upload of the same texels be skipped (the specular source
+// after the projection); other texels, or texels of no identity, are always sent.
+TEST_CASE("GPU projection: texels of the resident identity are not sent again, any other are", "[gpu]") {
+    auto gpu = open_gpu();
+    if (!gpu) return;
+    GpuProjector& p = *gpu->projector;
+    Environment a = random_equirect(130, 65, 5);
+    a.identity = next_environment_identity();
+    const Projection first = p.project(a, 3);
+    const Projection again = p.project(a, 3);
+    CHECK(p.last_timings().upload_ms == 0);
+    for (int k = 0; k < sh_count(3); ++k) CHECK(again.radiance.rgb[static_cast<size_t>(k)] == first.radiance.rgb[static_cast<size_t>(k)]);
+    // Another identity, or none (0), with other texels: sent, and projected as the CPU does.
+    Environment b = random_equirect(130, 65, 6);
+    b.identity = next_environment_identity();
+    CHECK(b.identity != a.identity);
+    check_against_cpu(p, b, 3);
+    Environment c = random_equirect(130, 65, 7);
+    check_against_cpu(p, c, 3);
+    check_against_cpu(p, c, 3);
+}

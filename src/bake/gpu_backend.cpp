@@ -10,6 +10,7 @@
 #include "gpu_specular.h"
 #include "gpu_specular_source.h"
 #include "stage_progress.h"
+#include "trace.h"
 
 namespace bake {
 
@@ -26,6 +27,7 @@ bool is_finite(const Projection& p) {
 
 GpuBackend::GpuBackend(GlBackend gl, bool debug_output) {
     context_ = GlContext::create(gl, debug_output);
+    trace_event("context");
     projector_ = std::make_unique<GpuProjector>(*context_);
     exact_ = std::make_unique<GpuExactIrradiance>(projector_->programs());
     cells_ = std::make_unique<GpuIrradianceCells>(*projector_);

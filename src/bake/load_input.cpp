@@ -10,6 +10,7 @@
 #include "sh_error.h"
 #include "stopwatch.h"
 #include "texel_policy.h"
+#include "trace.h"
 
 namespace bake {
 
@@ -109,9 +110,12 @@ LoadedInput load_input(const BakeJob& job, const BakeSettings& settings, bool ce
         l.warnings.push_back("warning: " + label + ": " + std::to_string(stats.negative) + " negative values (min " + min +
                              (settings.clamp_negative ? "), clamped to 0" : "), kept; --clamp-negative sets them to 0"));
     }
+    env.identity = next_environment_identity();  // final from here on
     l.load_ms = watch.ms();
     if (!cells_on_gpu || env.is_cube()) l.cells = build_analysis_cells(env, settings.exact_map, settings.threads);
+    trace_event("decoded");
     if (!job.specular.empty() || !job.gltf.empty()) l.bright = split_specular_bright(env, settings.threads);
+    trace_event("bright split");
     return l;
 }
 

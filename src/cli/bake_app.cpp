@@ -36,6 +36,7 @@
 #include "shard.h"
 #include "stop_request.h"
 #include "stopwatch.h"
+#include "trace.h"
 
 namespace bake {
 
@@ -101,6 +102,7 @@ public:
     // BakeLog: the pipeline's messages.
     void stage(const char* name) override {
         throw_if_stop_requested();  // a stage boundary is a clean place to stop
+        trace_event(name);
         progress_.stage(index_, job_count_, label_, name);
     }
     void warning(const std::string& line) override {
@@ -250,7 +252,11 @@ int App::run() {
         // The first input decodes on a worker while this thread makes the GL context and compiles
         // the programs: the two are independent, and each takes a good part of a small bake.
         if (!jobs.empty() && context_wanted()) decode->launch(0, o_.irradiance != "exact");
-        if (!jobs.empty()) open_devices();
+        if (!jobs.empty()) {
+            trace_event("devices");
+            open_devices();
+            trace_event("devices ready");
+        }
     } catch (const std::exception& e) {
         const auto [code, line] = refusal(e);
         print_line(line);
@@ -262,6 +268,7 @@ int App::run() {
     if (jobs.empty()) return finish(report, "");
     if (GpuBackend* gpu = devices_->gpu()) {
         gpu->prepare(first_input_hint(o_, jobs[0]));
+        trace_event("programs ready");
         report.gpu_backend = gpu->info().backend;
         report.gpu_renderer = gpu->info().renderer;
         report.gpu_version = gpu->info().version;

@@ -3,6 +3,7 @@
 
 #include "bake_app.h"
 #include "interrupts.h"
+#include "trace.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define BAKE_SANITIZED 1
@@ -13,6 +14,7 @@
 #endif
 
 int main(int argc, char** argv) {
+    bake::trace_event("main");
     bake::install_interrupt_handlers();
 #ifndef BAKE_SANITIZED
     const int code = bake::run_bake_app(argc, argv, /*exiting=*/true);
@@ -20,6 +22,7 @@ int main(int argc, char** argv) {
     // would still run is the OpenGL driver's own teardown in its atexit handlers: 25-35 ms on
     // the GPU machine, longer than a 2048x1024 bake's stages; the kernel frees the same things.
     // (Sanitizer builds exit normally, so that LeakSanitizer still checks.)
+    bake::trace_event("exit");
     std::fflush(nullptr);
     std::_Exit(code);
 #else

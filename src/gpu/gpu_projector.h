@@ -48,7 +48,8 @@ public:
     Projection project(const Environment& env, int order);
 
     // The two halves of project(), for benchmarks and for projecting one input at several
-    // orders: upload() copies env's texels to the GPU once (replacing any earlier input);
+    // orders: upload() copies env's texels to the GPU once (replacing any earlier input; nothing
+    // when env's nonzero Environment::identity is that of the resident texels);
     // project_resident() runs the passes on them (bit-identical to project()).
     void upload(const Environment& env);
     Projection project_resident(int order);

@@ -1,5 +1,6 @@
 #include "layout.h"
 
+#include <atomic>
 #include <cstring>
 
 namespace bake {
@@ -117,6 +118,12 @@ void expand_packed_texels(Environment& env, int threads) {
     if (!env.is_packed()) return;
     env.equirect = expand_packed(env.packed, threads);
     env.packed = PackedImage{};
+    env.identity = 0;  // another representation: a device holding the packed texels must not stand for it
+}
+
+std::uint64_t next_environment_identity() {
+    static std::atomic<std::uint64_t> last{0};
+    return ++last;
 }
 
 }  // namespace bake

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -42,6 +43,10 @@ struct Environment {
     Image equirect;      // when layout == Equirect and not packed
     PackedImage packed;  // when layout == Equirect and packed (is_packed())
     CubeMap cube;        // otherwise
+    // Nonzero: these texels, final (a bake's input after its texel policies; copies share it), so
+    // that a device holding texels of the same identity need not send them again (the GPU's
+    // specular source reads what the projection uploaded). 0: unknown, always sent.
+    std::uint64_t identity = 0;
 
     bool is_cube() const { return layout != Layout::Equirect; }
     bool is_packed() const { return !is_cube() && !packed.bytes.empty(); }
@@ -52,6 +57,9 @@ struct Environment {
                          : is_packed() ? packed.pixel_count() : equirect.pixel_count();
     }
 };
+
+// A fresh identity for Environment::identity (never 0; unique in the process).
+std::uint64_t next_environment_identity();
 
 // Turns packed texels into the float image they stand for (exact) and frees the packed bytes;
 // nothing when the environment holds floats already. The CPU path, previews and anything else
