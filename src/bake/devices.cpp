@@ -21,7 +21,7 @@ Devices::Devices(DeviceMode mode, bool gpu_work, GlBackend gl, bool debug_output
     : mode_(mode), cpu_(threads), notice_(std::move(notice)) {
     if (mode_ == DeviceMode::Cpu || (mode_ == DeviceMode::Auto && !gpu_work)) return;
     try {
-        gpu_ = std::make_unique<GpuBackend>(gl, debug_output);
+        gpu_ = std::make_unique<GpuBackend>(gl, debug_output, threads);
     } catch (const GpuError& e) {
         if (mode_ == DeviceMode::Gpu) throw;
         notice_(std::string("notice: no usable OpenGL 4.3 context (") + e.what() + "); using the CPU path");

@@ -25,7 +25,7 @@ bool is_finite(const Projection& p) {
 
 }  // namespace
 
-GpuBackend::GpuBackend(GlBackend gl, bool debug_output) {
+GpuBackend::GpuBackend(GlBackend gl, bool debug_output, int threads) : threads_(threads) {
     context_ = GlContext::create(gl, debug_output);
     trace_event("context");
     projector_ = std::make_unique<GpuProjector>(*context_);
@@ -114,13 +114,13 @@ std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, 
                                                     double& ms) {
     std::vector<CubeMap> chain;
     if (input.resident_on.empty()) {
-        chain = specular_->prefilter(input, settings);
+        chain = specular_->prefilter(input, settings, threads_);
     } else {
         // Another input's source replaced it since: never read a stale one (the caller falls back).
         if (input.resident_on != name() || input.resident_generation != specular_source_->resident_generation())
             throw GpuError("the specular source kept on the GPU is no longer there");
         chain = specular_->prefilter(specular_source_->resident_texture(), specular_source_->resident_size(),
-                                     specular_source_->read_resident_level(settings.base_size), input, settings);
+                                     specular_source_->read_resident_level(settings.base_size), input, settings, threads_);
     }
     ms += specular_->last_ms();
     return chain;

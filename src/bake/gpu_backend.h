@@ -17,7 +17,8 @@ class GpuSpecularSource;
 class GpuBackend final : public Backend {
 public:
     // Makes the context and the GPU stages' objects; throws GpuError when no context works.
-    GpuBackend(GlBackend gl, bool debug_output);
+    // threads: the CPU threads its CPU parts may use (0: all cores).
+    GpuBackend(GlBackend gl, bool debug_output, int threads = 0);
     ~GpuBackend() override;
     const char* name() const override { return "gpu"; }
     const GlContextInfo& info() const;
@@ -45,6 +46,7 @@ public:
     ProgramStats program_stats() const;
 
 private:
+    int threads_ = 0;
     std::unique_ptr<GlContext> context_;
     std::unique_ptr<GpuProjector> projector_;
     std::unique_ptr<GpuExactIrradiance> exact_;

@@ -6,6 +6,7 @@
 
 #include "ggx.h"
 #include "gl_objects.h"
+#include "parallel.h"
 
 namespace bake {
 
@@ -56,17 +57,18 @@ GpuSpecularPrefilter::~GpuSpecularPrefilter() = default;
 
 void GpuSpecularPrefilter::prepare() { impl_->program(); }
 
-std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const SpecularInput& input, const SpecularSettings& settings) {
+std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const SpecularInput& input, const SpecularSettings& settings, int threads) {
     Impl& m = *impl_;
     m.upload(input.capped_mips);
     std::vector<CubeMap> chain =
-        prefilter(m.texture, input.capped_mips[0].size, specular_level_zero(input.mips, settings.base_size), input, settings);
+        prefilter(m.texture, input.capped_mips[0].size, specular_level_zero(input.mips, settings.base_size), input, settings, threads);
     m.last_upload_ms = m.upload_timer.total_ms();
     return chain;
 }
 
 std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int source_size, CubeMap level_zero,
-                                                     const SpecularInput& input, const SpecularSettings& settings) {
+                                                     const SpecularInput& input, const SpecularSettings& settings,
+                                                     int threads) {
     Impl& m = *impl_;
     const int levels = settings.levels();
     std::vector<CubeMap> chain;
@@ -79,8 +81,7 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     glEnable(GL_TEXTURE_CUBE_MAP_SEAMLESS);
     glUniform1i(glGetUniformLocation(program, "u_source"), 0);
     m.timer.reset();
-    // Every level into one output buffer, read back once at the end: the CPU makes the next
-    // level's sample set and bright parts while the GPU runs the previous level.
+    // Every level into one output buffer, read back once at the end.
     std::vector<std::size_t> first(static_cast<std::size_t>(levels), 0);
     std::size_t total = 0;
     for (int level = 1; level < levels; ++level) {
@@ -90,34 +91,48 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     }
     m.output.allocate(4 * std::max<std::size_t>(total, 1) * sizeof(float), nullptr, GL_STREAM_READ);
     m.output.bind(1);
-    std::vector<float> packed;
-    for (int level = 1; level < levels; ++level) {
-        const int n = settings.base_size >> level;
+    // Each level's sample set and bright parts, made on the CPU's threads at once, not one level
+    // after another between the passes (the rough levels' sets have up to 65536 samples).
+    struct LevelPlan {
+        std::vector<float> packed, parts;
+        double weight = 0, inv_lobe = 0;
+    };
+    std::vector<LevelPlan> plans(static_cast<std::size_t>(std::max(levels, 1)));
+    parallel_for(levels - 1, resolve_threads(threads, levels - 1), [&](int k) {
+        const int level = k + 1;
+        LevelPlan& plan = plans[static_cast<std::size_t>(level)];
         const double roughness = specular_level_roughness(level, levels);
         const auto set = specular_sample_set(roughness, specular_level_samples(settings.samples, level), source_size,
                                              settings.lod_bias);
-        packed.assign(4 * set.size(), 0.0f);
-        double weight = 0;
+        plan.packed.assign(4 * set.size(), 0.0f);
         for (std::size_t i = 0; i < set.size(); ++i) {
-            packed[4 * i] = set[i].x;
-            packed[4 * i + 1] = set[i].y;
-            packed[4 * i + 2] = set[i].z;
-            packed[4 * i + 3] = set[i].lod;
-            weight += set[i].z;
+            plan.packed[4 * i] = set[i].x;
+            plan.packed[4 * i + 1] = set[i].y;
+            plan.packed[4 * i + 2] = set[i].z;
+            plan.packed[4 * i + 3] = set[i].lod;
+            plan.weight += set[i].z;
         }
+        plan.parts = specular_bright_parts(input, roughness);
+        plan.inv_lobe = 1.0 / specular_lobe_integral(roughness * roughness);
+    });
+    for (int level = 1; level < levels; ++level) {
+        const int n = settings.base_size >> level;
+        const double roughness = specular_level_roughness(level, levels);
+        const LevelPlan& plan = plans[static_cast<std::size_t>(level)];
+        const std::vector<float>& packed = plan.packed;
+        const std::vector<float>& parts = plan.parts;
+        const double weight = plan.weight;
         // Re-specified each level: the driver keeps the previous store for the pass still reading it.
         m.samples.allocate(packed.size() * sizeof(float), packed.data());
-        const std::vector<float> parts = specular_bright_parts(input, roughness);
         m.bright.allocate(parts.size() * sizeof(float), parts.empty() ? nullptr : parts.data());
         m.samples.bind(0);
         m.bright.bind(2);
         glUniform1ui(glGetUniformLocation(program, "u_bright_count"), static_cast<GLuint>(parts.size() / 8));
         glUniform1f(glGetUniformLocation(program, "u_alpha"), static_cast<float>(roughness * roughness));
-        glUniform1f(glGetUniformLocation(program, "u_inv_lobe"),
-                    static_cast<float>(1.0 / specular_lobe_integral(roughness * roughness)));
+        glUniform1f(glGetUniformLocation(program, "u_inv_lobe"), static_cast<float>(plan.inv_lobe));
         glUniform1ui(glGetUniformLocation(program, "u_size"), static_cast<GLuint>(n));
         glUniform1ui(glGetUniformLocation(program, "u_output_offset"), static_cast<GLuint>(first[static_cast<std::size_t>(level)]));
-        glUniform1ui(glGetUniformLocation(program, "u_sample_count"), static_cast<GLuint>(set.size()));
+        glUniform1ui(glGetUniformLocation(program, "u_sample_count"), static_cast<GLuint>(packed.size() / 4));
         glUniform1f(glGetUniformLocation(program, "u_inv_weight"), static_cast<float>(1.0 / weight));
         m.timer.begin();
         glDispatchCompute(static_cast<GLuint>(n), static_cast<GLuint>(n), 6);  // a work group a texel

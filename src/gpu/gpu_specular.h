@@ -25,11 +25,12 @@ public:
     // Compiles the program ahead of time.
     void prepare();
     // input: prepare_specular_input(source); its capped mips go up as the texture.
-    std::vector<CubeMap> prefilter(const SpecularInput& input, const SpecularSettings& settings);
+    // threads: for the sample sets and bright parts made on the CPU (0: all cores).
+    std::vector<CubeMap> prefilter(const SpecularInput& input, const SpecularSettings& settings, int threads = 0);
     // The same from a cube texture already on the GPU (GpuSpecularSource::average_resident: the
     // capped chain, faces of `source_size`, every mip), level 0 given; `input` gives the bright split.
     std::vector<CubeMap> prefilter(unsigned texture, int source_size, CubeMap level_zero, const SpecularInput& input,
-                                   const SpecularSettings& settings);
+                                   const SpecularSettings& settings, int threads = 0);
     // GPU time of the last prefilter()'s dispatches and of its texture upload (milliseconds).
     double last_ms() const;
     double last_upload_ms() const;
