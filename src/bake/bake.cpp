@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "outputs.h"
 #include "specular_stage.h"
+#include "stop_request.h"
 #include "stopwatch.h"
 
 namespace bake {
@@ -68,13 +69,13 @@ struct Bake::State {
     std::optional<Image> map;          // the irradiance map, when an output needs one
     double map_ms = 0;
     std::optional<SpecularBake> specular, gltf_chain;
-    std::optional<CheckFailed> failed_compare, failed_golden;
+    std::optional<CheckFailed> failed_compare;
 };
 
-void Bake::run(const BakeJob& job, const std::function<LoadedInput()>& get_loaded, FileReport& rep) {
-    const std::optional<CoefficientsDocument> golden = read_golden(job);
+BakeOutcome Bake::compute(const BakeJob& job, const std::function<LoadedInput()>& get_loaded, FileReport& rep) {
+    std::optional<CoefficientsDocument> golden = read_golden(job);
     log_.stage("load");
-    State st{job, rep, get_loaded(), {}, {}, {}, {}, 0, {}, {}, {}, {}};
+    State st{job, rep, get_loaded(), {}, {}, {}, {}, 0, {}, {}, {}};
     rep.timings.load = st.loaded.load_ms;
     rep.files = st.loaded.record.inputs;
     rep.layout = layout_name(st.loaded.env.layout);
@@ -90,22 +91,55 @@ void Bake::run(const BakeJob& job, const std::function<LoadedInput()>& get_loade
     if (outputs_need_map(job) && !st.map) irradiance_map(st);
     if (st.map) rep.timings.irradiance = st.map_ms;
     if (!job.specular.empty() || !job.gltf.empty()) specular(st);
-    const BakeRecord& record = st.loaded.record;
     const Image* map = st.map ? &*st.map : nullptr;
     const SpecularBake* chain = st.specular ? &*st.specular : nullptr;
-    check_float_range(job.label, record, map, chain);
-    if (st.gltf_chain) check_float_range(job.label, record, nullptr, &*st.gltf_chain);
+    check_float_range(job.label, st.loaded.record, map, chain);
+    if (st.gltf_chain) check_float_range(job.label, st.loaded.record, nullptr, &*st.gltf_chain);
 
-    // Outputs: all of the input's, or none.
-    log_.stage("write");
+    // Moved, not copied: a batch's writer holds them while the next input bakes.
+    BakeOutcome out;
+    out.record = std::move(st.loaded.record);
+    if (!job.preview.empty()) out.env = std::move(st.loaded.env);
+    out.map = std::move(st.map);
+    out.specular = std::move(st.specular);
+    out.gltf_chain = std::move(st.gltf_chain);
+    out.golden = std::move(golden);
+    out.failed_compare = std::move(st.failed_compare);
+    return out;
+}
+
+void write_outcome(const BakeJob& job, const BakeSettings& settings, const BakeOutcome& o, FileReport& rep) {
+    throw_if_stop_requested();  // a stage boundary, as before the write moved off the main thread
     const Stopwatch write_watch;
-    write_outputs(BakeProducts{job, s_, st.loaded.env, record, map, chain, st.gltf_chain ? &*st.gltf_chain : nullptr}, rep);
+    write_outputs(BakeProducts{job, settings, o.env ? &*o.env : nullptr, o.record, o.map ? &*o.map : nullptr,
+                               o.specular ? &*o.specular : nullptr, o.gltf_chain ? &*o.gltf_chain : nullptr},
+                  rep);
     rep.timings.write = write_watch.ms();
+}
 
-    if (golden) check(st, *golden);  // after the outputs: a changed result can be inspected
-    // Both checks ran and every output is written; the first failure is the input's.
-    if (st.failed_compare) throw *st.failed_compare;
-    if (st.failed_golden) throw *st.failed_golden;
+void release_written(BakeOutcome& o) {
+    o.env.reset();
+    o.map.reset();
+    o.specular.reset();
+    o.gltf_chain.reset();
+}
+
+// --golden: the check and its lines (stdout: a failure always, a pass unless --quiet), after the
+// outputs so that a changed result can be inspected; then the first failed check is the input's.
+void Bake::conclude(const BakeJob& job, const BakeOutcome& o, FileReport& rep) {
+    std::optional<CheckFailed> failed_golden;
+    if (o.golden) {
+        const GoldenCheck outcome = check_golden(job.golden, *o.golden, o.record, s_.golden);
+        rep.golden = golden_to_json(outcome, s_.golden);
+        for (const std::string& line : describe_golden(outcome, s_.golden)) {
+            if (outcome.passed()) log_.detail("golden: " + line);
+            else log_.result("golden: " + line);
+        }
+        if (!outcome.passed())
+            failed_golden = CheckFailed{kExitGoldenMismatch, job.golden + ": " + job.label + " fails: " + outcome.failure_reason()};
+    }
+    if (o.failed_compare) throw *o.failed_compare;
+    if (failed_golden) throw *failed_golden;
 }
 
 // Radiance SH at kProjectedOrder (lower orders are its prefix), and the record's coefficients.
@@ -205,19 +239,6 @@ void Bake::specular(State& st) {
     if (!s_.compare) return;
     compare_specular(*st.specular, kSpecularCompareTexels, s_.threads);
     for (const std::string& line : describe_specular_comparison(*st.specular)) log_.result(line);
-}
-
-// --golden: the check and its lines (stdout: a failure always, a pass unless --quiet).
-void Bake::check(State& st, const CoefficientsDocument& golden) {
-    const GoldenCheck outcome = check_golden(st.job.golden, golden, st.loaded.record, s_.golden);
-    st.rep.golden = golden_to_json(outcome, s_.golden);
-    for (const std::string& line : describe_golden(outcome, s_.golden)) {
-        if (outcome.passed()) log_.detail("golden: " + line);
-        else log_.result("golden: " + line);
-    }
-    if (!outcome.passed())
-        st.failed_golden =
-            CheckFailed{kExitGoldenMismatch, st.job.golden + ": " + st.job.label + " fails: " + outcome.failure_reason()};
 }
 
 // The analysis cells of an input whose decode left them to the GPU: summed on the GPU from the

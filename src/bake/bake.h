@@ -3,14 +3,17 @@
 //   load -> project SH -> analyse (SH error report, window) -> compare (--compare) ->
 //   irradiance map -> specular chain -> outputs (all or none) -> golden check (--golden).
 // The CLI plans the jobs and prints; the benchmark and the tests can run a bake the same way
-// without going through argv.
+// without going through argv. The outputs are a step of their own (write_outcome), so that a
+// batch can write one input's while the next one bakes.
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "bake_settings.h"
 #include "devices.h"
 #include "load_input.h"
 #include "run_report.h"
+#include "specular_stage.h"
 
 namespace bake {
 
@@ -30,6 +33,26 @@ struct CheckFailed {
     std::string line;
 };
 
+// What one input's stages made: everything its outputs and its checks are made from, owned, so
+// that it can be handed to a writer thread (a batch writes it while the next input bakes).
+struct BakeOutcome {
+    BakeRecord record;
+    std::optional<Environment> env;  // kept for --preview only, which draws the input
+    std::optional<Image> map;        // the irradiance map, when an output needs one
+    std::optional<SpecularBake> specular, gltf_chain;
+    std::optional<CoefficientsDocument> golden;  // read before any work, checked after the outputs
+    std::optional<CheckFailed> failed_compare;
+};
+
+// Writes every output of `job` from `outcome`, all or none (outputs.h's write_outputs), and
+// rep.timings.write. Uses no GPU and no BakeLog: it may run on any thread, touching only `rep`
+// and the files. Throws OutputError (or Interrupted: a stop asked for before the set commits).
+void write_outcome(const BakeJob& job, const BakeSettings& settings, const BakeOutcome& outcome, FileReport& rep);
+
+// Frees the outcome's large parts (maps, chains, the input) once written, on the thread that
+// wrote them; the record and the checks' parts stay for conclude().
+void release_written(BakeOutcome& outcome);
+
 class Bake {
 public:
     Bake(const BakeSettings& settings, Devices& devices, BakeLog& log) : s_(settings), devices_(devices), log_(log) {}
@@ -38,10 +61,14 @@ public:
     // texels it uploads (decided when its decode is launched: load_input's cells_on_gpu).
     bool cells_on_gpu(bool gpu_there) const;
 
-    // Bakes `job`, filling `rep` as it goes. `get_loaded` gives its decoded input (decoded ahead, or
-    // now); it is called after the golden is read, so that a bad golden fails before any work.
-    // Throws InputError, OutputError, GpuError (the GPU demanded and failing) or CheckFailed.
-    void run(const BakeJob& job, const std::function<LoadedInput()>& get_loaded, FileReport& rep);
+    // Runs the stages of `job` up to its outputs, filling `rep` as it goes. `get_loaded` gives its
+    // decoded input (decoded ahead, or now); it is called after the golden is read, so that a bad
+    // golden fails before any work. Throws InputError, GpuError (the GPU demanded and failing).
+    BakeOutcome compute(const BakeJob& job, const std::function<LoadedInput()>& get_loaded, FileReport& rep);
+
+    // After write_outcome succeeded, on the thread of the BakeLog: the golden check (its lines)
+    // and the checks' verdicts. Throws CheckFailed: the outputs are written, the exit code says so.
+    void conclude(const BakeJob& job, const BakeOutcome& outcome, FileReport& rep);
 
 private:
     struct State;  // what the stages of one input make (bake.cpp)
@@ -50,7 +77,6 @@ private:
     void compare(State& st);
     void irradiance_map(State& st);
     void specular(State& st);
-    void check(State& st, const CoefficientsDocument& golden);
     AnalysisCells analysis_cells(const Environment& env, const std::string& label);
 
     const BakeSettings& s_;

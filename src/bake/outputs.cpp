@@ -146,7 +146,7 @@ void write_outputs(const BakeProducts& p, FileReport& rep) {
             po.panel_width = p.settings.preview_width;
             po.exposure = p.settings.preview_exposure;
             if (p.specular) po.specular = &p.specular->chain;
-            const PreviewImage preview = make_preview(p.env, p.record.irradiance, po);
+            const PreviewImage preview = make_preview(*p.env, p.record.irradiance, po);
             write_preview_png(job.preview, preview);
             written.outputs.push_back(job.preview);
             written.preview = {{"file", job.preview}, {"exposure", preview.exposure}};

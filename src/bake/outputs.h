@@ -16,7 +16,7 @@ namespace bake {
 struct BakeProducts {
     const BakeJob& job;
     const BakeSettings& settings;
-    const Environment& env;
+    const Environment* env;         // the input, for --preview (null without one)
     const BakeRecord& record;
     const Image* map;               // the irradiance map, when an output needs one
     const SpecularBake* specular;   // --specular

@@ -1,18 +1,21 @@
 // The command-line tool: parses the options, plans the jobs, runs each input's bake (src/bake) with
-// the next inputs decoding ahead, and prints: errors and warnings on stderr, results on stdout,
-// the progress line. No numerics and no GL here.
+// the next inputs decoding ahead and, in a batch, the previous input's outputs being written, and
+// prints: errors and warnings on stderr, results on stdout, the progress line. No numerics and no
+// GL here.
 #include "bake_app.h"
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <future>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -120,8 +123,12 @@ private:
         if (::isatty(STDERR_FILENO)) return Progress::Mode::Terminal;
         return o.progress == "always" ? Progress::Mode::Log : Progress::Mode::Off;
     }
-    void print_line(const std::string& line) { progress_.print(stderr, std::string(kTool) + ": " + one_line(line)); }
-    void print_out(const std::string& line) { progress_.print(stdout, line); }
+    void print_line(const std::string& line) { print(stderr, std::string(kTool) + ": " + one_line(line)); }
+    void print_out(const std::string& line) { print(stdout, line); }
+    void print(std::FILE* stream, std::string line) {
+        if (held_) held_->emplace_back(stream, std::move(line));
+        else progress_.print(stream, line);
+    }
 
     // Work that is the GPU's under --device auto (devices.h says why), and whether a context is made.
     bool gpu_work() const { return !o_.specular.empty() || !o_.gltf.empty() || o_.irradiance == "exact"; }
@@ -139,8 +146,30 @@ private:
     std::vector<BakeJob> select_shard(std::vector<BakeJob> jobs, RunReport& report) const;
     bool unchanged(const BakeJob& job, FileReport& rep) const;
     void write_depfile(const RunReport& report) const;
-    void run_job(Bake& bake, const BakeJob& job, const std::function<LoadedInput()>& get_loaded, FileReport& rep);
     int finish(RunReport& report, const std::string& first_failure);
+
+    // An input whose outputs are being written: in a batch on a writer thread while the next input
+    // bakes (at most one at a time, which bounds the memory held), else on this thread when retired.
+    struct InFlight {
+        std::size_t index;                     // in the jobs and report.files
+        std::unique_ptr<BakeOutcome> outcome;  // the writer's until `done` is ready
+        std::future<void> done;                // an async one's destructor waits for the writer
+        double compute_ms;                     // its stages on this thread
+    };
+    // Lines printed while an earlier input is still in flight wait here, so that stdout and stderr
+    // read as if the inputs had run one after the other.
+    using Lines = std::vector<std::pair<std::FILE*, std::string>>;
+    class Hold;
+
+    std::optional<BakeOutcome> compute_job(Bake& bake, const BakeJob& job, const std::function<LoadedInput()>& get_loaded,
+                                           FileReport& rep);
+    InFlight start_write(std::size_t i, const BakeJob& job, BakeOutcome outcome, double compute_ms, FileReport& rep,
+                         std::launch policy) const;
+    void retire(Bake& bake, const std::vector<BakeJob>& jobs, std::optional<InFlight>& writing, RunReport& report,
+                std::string& first_failure);
+    void settle(const BakeJob& job, FileReport& rep, std::exception_ptr error);
+    void report_input(const FileReport& rep, std::string& first_failure);
+    void skip_for_fail_fast(FileReport& rep);
 
     const Options& o_;
     const BakeSettings settings_;
@@ -150,6 +179,28 @@ private:
     int job_count_ = 0;
     int index_ = 0;       // the input being baked (for stage lines)
     std::string label_;
+    Lines* held_ = nullptr;  // where lines wait (Hold), else null: printed at once
+};
+
+// Holds the lines printed in its lifetime when `on`; release() prints them, else they are dropped.
+class App::Hold {
+public:
+    Hold(App& app, bool on) : app_(app) {
+        if (on) app_.held_ = &lines_;
+    }
+    ~Hold() { app_.held_ = nullptr; }
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+    void pause() { app_.held_ = nullptr; }  // the input in flight prints its own lines now
+    void release() {
+        app_.held_ = nullptr;
+        for (const auto& [stream, line] : lines_) app_.progress_.print(stream, line);
+        lines_.clear();
+    }
+
+private:
+    App& app_;
+    Lines lines_;
 };
 
 void App::open_devices() {
@@ -166,17 +217,13 @@ void App::open_devices() {
     }
 }
 
-// Runs one input, turning every failure into an exit code and one error line.
-void App::run_job(Bake& bake, const BakeJob& job, const std::function<LoadedInput()>& get_loaded, FileReport& rep) {
-    const Stopwatch watch;
-    rep.index = index_ = job.index;
-    rep.input = label_ = job.label;
-    rep.order = o_.order;
-    rep.files = {job.label};
+// Turns what ended a step of an input (null: nothing) into its status, exit code and error line
+// (printed). Throws Interrupted, the report saying so, when a stop was asked for.
+void App::settle(const BakeJob& job, FileReport& rep, std::exception_ptr error) {
     std::optional<std::pair<int, std::string>> failure;
     int stopped_by = 0;
     try {
-        bake.run(job, get_loaded, rep);
+        if (error) std::rethrow_exception(error);
     } catch (const Interrupted& stop) {
         stopped_by = stop.signal;
     } catch (const CheckFailed& failed) {
@@ -187,7 +234,6 @@ void App::run_job(Bake& bake, const BakeJob& job, const std::function<LoadedInpu
     }
     // A write that failed because the signal's cleanup removed its temporary is the interruption.
     if (!stopped_by && failure) stopped_by = stop_request().load();
-    rep.timings.total = watch.ms();
     progress_.clear();
     if (stopped_by) {
         rep.status = "failed";
@@ -201,6 +247,82 @@ void App::run_job(Bake& bake, const BakeJob& job, const std::function<LoadedInpu
         rep.error = failure->second;
         print_line(failure->second);
     }
+}
+
+// Runs an input's stages up to its outputs; a failure is its exit code and error line. Throws
+// Interrupted.
+std::optional<BakeOutcome> App::compute_job(Bake& bake, const BakeJob& job, const std::function<LoadedInput()>& get_loaded,
+                                            FileReport& rep) {
+    rep.index = index_ = job.index;
+    rep.input = label_ = job.label;
+    rep.order = o_.order;
+    rep.files = {job.label};
+    std::optional<BakeOutcome> outcome;
+    std::exception_ptr error;
+    try {
+        outcome = bake.compute(job, get_loaded, rep);
+    } catch (...) {
+        error = std::current_exception();
+    }
+    settle(job, rep, error);
+    return outcome;
+}
+
+// Hands the input's outcome to the writer: a thread of its own (std::launch::async) or this
+// thread when retired (deferred). The writer touches only `rep` and the files, and frees the
+// outcome's large parts once written.
+App::InFlight App::start_write(std::size_t i, const BakeJob& job, BakeOutcome outcome, double compute_ms, FileReport& rep,
+                               std::launch policy) const {
+    InFlight w{i, std::make_unique<BakeOutcome>(std::move(outcome)), {}, compute_ms};
+    auto write = [&job, &settings = settings_, o = w.outcome.get(), &rep] {
+        struct Release {
+            BakeOutcome& o;
+            ~Release() { release_written(o); }
+        } release{*o};
+        write_outcome(job, settings, *o, rep);
+    };
+    try {
+        w.done = std::async(policy, write);
+    } catch (const std::system_error&) {  // no thread to be had: written on this thread when retired
+        w.done = std::async(std::launch::deferred, write);
+    }
+    return w;
+}
+
+// Waits for the outputs of the input in flight, then finishes it as if it had just been baked:
+// its checks, its status, its lines. Throws Interrupted (the report saying so) when its write was
+// stopped.
+void App::retire(Bake& bake, const std::vector<BakeJob>& jobs, std::optional<InFlight>& writing, RunReport& report,
+                 std::string& first_failure) {
+    if (!writing) return;
+    InFlight w = std::move(*writing);
+    writing.reset();
+    const BakeJob& job = jobs[w.index];
+    FileReport& rep = report.files[w.index];
+    progress_.stage(job.index, job_count_, job.label, "write");  // shown if the wait is long
+    std::exception_ptr error;
+    try {
+        w.done.get();
+        bake.conclude(job, *w.outcome, rep);
+    } catch (...) {
+        error = std::current_exception();
+    }
+    // Its own work: the stages here and the write on the writer's thread (report_input's lines).
+    rep.timings.total = w.compute_ms + rep.timings.write.value_or(0);
+    settle(job, rep, error);
+    report_input(rep, first_failure);
+}
+
+// An input's lines once it is done (baked or failed), and the batch's first failure.
+void App::report_input(const FileReport& rep, std::string& first_failure) {
+    if (o_.timings) print_out(timings_line(rep));
+    if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
+    if (rep.status == "failed" && first_failure.empty()) first_failure = rep.input;
+}
+
+void App::skip_for_fail_fast(FileReport& rep) {
+    rep.skip_reason = "--fail-fast";
+    if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
 }
 
 // Inputs decoding on worker threads (std::async) ahead of the one being baked: up to `ahead`
@@ -303,29 +425,78 @@ int App::run() {
 }
 
 // Bakes every input in turn (the next ones decoding ahead), printing a batch's lines; returns the
-// first failed input's name. Throws Interrupted when a stop was asked for.
+// first failed input's name. Throws Interrupted when a stop was asked for. In a batch, input i's
+// outputs are written on a writer thread while input i+1 bakes here; input i is retired (its
+// lines, its status) once i+1's stages are done, before i+1's outputs are handed over. Lines of
+// i+1 wait until then, and when i fails to write under --fail-fast, i+1 is skipped as it would
+// have been: its outputs never written, its lines dropped.
 std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& decode, RunReport& report) {
     Bake bake(settings_, *devices_, *this);
     const bool cells_on_gpu = bake.cells_on_gpu(devices_->gpu() != nullptr);
+    // One input: nothing to overlap, its outputs are written on this thread.
+    const std::launch writer = jobs.size() > 1 ? std::launch::async : std::launch::deferred;
+    std::optional<InFlight> writing;
     std::string first_failure;
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-        FileReport& rep = report.files[i];
-        if (!first_failure.empty() && o_.fail_fast) {
-            rep.skip_reason = "--fail-fast";
-            if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
-            continue;
-        }
-        if (o_.skip_unchanged && unchanged(jobs[i], rep)) {
-            if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
-            continue;
-        }
-        decode.launch_from(i, cells_on_gpu);
-        run_job(bake, jobs[i], [&, i] { return decode.get(i, cells_on_gpu); }, rep);
-        decode.launch_from(i + 1, cells_on_gpu);  // (no-op when already running)
-        if (o_.timings) print_out(timings_line(rep));
-        if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
-        if (rep.status == "failed" && first_failure.empty()) first_failure = rep.input;
+    auto stop_point = [&] {  // between inputs: the one in flight first
+        if (!stop_request().load()) return;
+        retire(bake, jobs, writing, report, first_failure);
         throw_if_stop_requested();
+    };
+    try {
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            FileReport& rep = report.files[i];
+            if (!first_failure.empty() && o_.fail_fast) {
+                skip_for_fail_fast(rep);
+                continue;
+            }
+            if (o_.skip_unchanged) {
+                FileReport unchanged_rep = rep;
+                if (unchanged(jobs[i], unchanged_rep)) {
+                    retire(bake, jobs, writing, report, first_failure);
+                    if (!first_failure.empty() && o_.fail_fast) skip_for_fail_fast(rep);
+                    else {
+                        rep = std::move(unchanged_rep);
+                        if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
+                    }
+                    stop_point();
+                    continue;
+                }
+            }
+            FileReport baked = rep;
+            Hold held(*this, writing.has_value());
+            decode.launch_from(i, cells_on_gpu);
+            const Stopwatch watch;
+            std::optional<BakeOutcome> outcome;
+            try {
+                outcome = compute_job(bake, jobs[i], [&, i] { return decode.get(i, cells_on_gpu); }, baked);
+            } catch (const Interrupted&) {
+                held.pause();
+                retire(bake, jobs, writing, report, first_failure);  // throws if it was stopped too: then i never began
+                held.release();
+                rep = std::move(baked);
+                throw;
+            }
+            const double compute_ms = watch.ms();
+            decode.launch_from(i + 1, cells_on_gpu);  // (no-op when already running)
+            held.pause();
+            retire(bake, jobs, writing, report, first_failure);
+            if (!first_failure.empty() && o_.fail_fast) {  // the input before failed: i is not baked
+                skip_for_fail_fast(rep);
+                continue;
+            }
+            held.release();
+            rep = std::move(baked);
+            if (outcome) writing = start_write(i, jobs[i], std::move(*outcome), compute_ms, rep, writer);
+            else {
+                rep.timings.total = compute_ms;
+                report_input(rep, first_failure);
+            }
+            stop_point();
+        }
+        retire(bake, jobs, writing, report, first_failure);
+    } catch (const Interrupted&) {
+        retire(bake, jobs, writing, report, first_failure);  // (no-op when retired already)
+        throw;
     }
     return first_failure;
 }
