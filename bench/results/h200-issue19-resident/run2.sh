@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Round 2: after the texels are no longer sent twice. Whole-process timelines (BAKE_TRACE=1: ms
+# Round 2 (and 3): after the texels are no longer sent twice (round 3: also the batch write overlap). Whole-process timelines (BAKE_TRACE=1: ms
 # since the script started the process), the write to tmpfs against the disk (what fsync costs),
 # before/after medians.
 #   carry [".gl", "build-perf/devrun", "build-perf/before"]
@@ -34,3 +34,4 @@ bt=$(med 3 $B $w/in/b*.hdr --out-dir $w/o --name '{stem}.json' --specular "$w/o/
 at=$(med 3 $a $w/in/b*.hdr --out-dir $w/o --name '{stem}.json' --specular "$w/o/{stem}_s.exr")
 rows+=("| batch 20 x 4096 .hdr --specular + JSON (s; maps/s) | $bt; $(awk -v t=$bt 'BEGIN{printf "%.1f", 20/t}') | $at; $(awk -v t=$at 'BEGIN{printf "%.1f", 20/t}') |")
 echo; echo "| run (seconds, median of 7; batch of 3) | before | after |"; echo "|---|---|---|"; printf '%s\n' "${rows[@]}"
+echo; ./$F/bake-bench --ktx2 --repeats 9 --json ${OUT:-.}/ktx2.json 2>&1 | tail -12
