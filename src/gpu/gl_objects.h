@@ -41,7 +41,11 @@ struct GlBuffer {
     void allocate(std::size_t bytes, const void* data = nullptr, GLenum usage = GL_STREAM_DRAW) {
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
         size = std::max<std::size_t>(bytes, 16);
-        glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(size), data, usage);
+        // The store is at least 16 bytes, `data` only `bytes`: never let GL read past it (ASan
+        // caught a 4-byte status word copied as 16).
+        glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(size), bytes < size ? nullptr : data, usage);
+        if (data && bytes < size && bytes > 0)
+            glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), data);
     }
     // Immutable storage (glBufferStorage): flags 0 = GPU access only, which drivers place in
     // device memory. Once per buffer object.
