@@ -301,8 +301,10 @@ void App::retire(Bake& bake, const std::vector<BakeJob>& jobs, std::optional<InF
     FileReport& rep = report.files[w.index];
     progress_.stage(job.index, job_count_, job.label, "write");  // shown if the wait is long
     std::exception_ptr error;
+    trace_event("wait for the write");  // the main thread idles from here until "retired"
     try {
         w.done.get();
+        trace_event("retired");
         bake.conclude(job, *w.outcome, rep);
     } catch (...) {
         error = std::current_exception();
