@@ -18,6 +18,20 @@
 // input), u_capping (a finite luminance cap: the capped average too), u_threshold (the cap).
 // Output: the average's cube (RGB floats, face by face, rows top to bottom), then the capped average's.
 // An internal inconsistency writes NaN (the host then throws).
+//
+// The polar caps in chunks. A texel's boundary crosses every input column its φ range spans, so a
+// texel at a pole walks all W columns (4096 pieces at 4k) while one at the equator walks ~20: one
+// invocation a texel made the pass as long as the pole texel's serial walk (30 ms at 4k, 54 at 8k
+// on the H200, for a few GFLOP of work). The texels of faces +Y and -Y within u_cap_rings rings of
+// the face's centre (the caps) are therefore done in three modes (u_mode):
+//   0  every texel outside the caps, whole (8 x 8 invocations a group over (col, row, face));
+//   1  one invocation a work item of the caps (the host's list: texel, chunk k, chunks K): the
+//      texel's arcs, cut at its input column crossings into S segments, numbered along the arcs in
+//      order; item k takes segments [k·ceil(S/K), (k+1)·ceil(S/K)) as sub-arcs (each a monotone
+//      arc from one column crossing to another: the same pieces as the whole arc's walk) and
+//      writes its sums to `partials`;
+//   2  one invocation a cap texel: its items' sums added in item order, divided by its solid angle.
+// The sums differ from mode 0's only in the order of addition (double rounding).
 layout(local_size_x = 8, local_size_y = 8) in;
 
 layout(std430, binding = 0) readonly buffer Texels { uint texel_words[]; };
@@ -32,6 +46,15 @@ uniform int u_width;
 uniform int u_height;
 uniform int u_capping;
 uniform double u_threshold;
+uniform int u_mode;       // 0, 1, 2: above
+uniform int u_cap_rings;  // the caps' rings (0: no caps)
+uniform int u_items;      // mode 1: work items; mode 2: cap texels
+uniform int u_list_at;    // mode 2: where the cap texels' list starts in cap_items
+// Mode 1: per item (texel index (face·n + row)·n + col, chunk, chunks); mode 2, from u_list_at:
+// per cap texel (texel index, its first item, its items).
+layout(std430, binding = 5) readonly buffer CapItems { int cap_items[]; };
+// Per item: the full sums (rgb), the capped sums (rgb), failed (0 or 1).
+layout(std430, binding = 6) buffer Partials { double partials[]; };
 
 // Every double constant that float cannot hold exactly comes from the host, so that no compiler's
 // handling of double literals can round one (π rounded to float moves the column crossings by 1e-7
@@ -391,12 +414,14 @@ ArcPoint pt_at(int i) {
     return p;
 }
 
-// Every function is inlined where it is called: the heavy ones (monotone_arc, arc_point) are called
-// from one place each, over lists made first, which keeps the program small.
-void main() {
+// The texel's monotone arcs: points (vec_at / pt_at), arcs g_arcs[i] (point indices) with plane
+// normal vec_at(kNormals + i) and sign g_signs[i] (±1: exact in any storage), and the column sums'
+// base (g_base, g_south). Returns the texel's 1 / solid angle.
+ivec2 g_arcs[8];
+double g_signs[8];
+int g_arc_count;
+double texel_arcs(int face, int row, int col) {
     const int n = u_size;
-    const int col = int(gl_GlobalInvocationID.x), row = int(gl_GlobalInvocationID.y), face = int(gl_GlobalInvocationID.z);
-    if (col >= n || row >= n) return;
     const double s0 = div_d(2.0LF * double(col), double(n)) - 1.0LF, s1 = div_d(2.0LF * double(col + 1), double(n)) - 1.0LF;
     const double t0 = div_d(2.0LF * double(row), double(n)) - 1.0LF, t1 = div_d(2.0LF * double(row + 1), double(n)) - 1.0LF;
     // Corners counter-clockwise in (s, t): (s0,t0), (s1,t0), (s1,t1), (s0,t1); the edges in the
@@ -411,10 +436,7 @@ void main() {
     set_vec(2, normalized(raw2));
     set_vec(3, normalized(raw3));
     int points = 4;
-    // Monotone arcs: point indices, plane normal (vec_at(kNormals + i)), sign (±1: exact in any storage).
-    ivec2 arcs[8];
-    double signs[8];
-    int arc_count = 0;
+    g_arc_count = 0;
     double top = max(max(vec_at(0).y, vec_at(1).y), max(vec_at(2).y, vec_at(3).y));
     for (int e = 0; e < 4; ++e) {
         const dvec3 p = edge[e].x == 0 ? raw0 : edge[e].x == 1 ? raw1 : edge[e].x == 2 ? raw2 : raw3;
@@ -436,15 +458,15 @@ void main() {
             }
         }
         if (cut < 0) {
-            arcs[arc_count] = edge[e];
+            g_arcs[g_arc_count] = edge[e];
         } else {
-            arcs[arc_count] = ivec2(edge[e].x, cut);
-            set_vec(kNormals + arc_count, m);
-            signs[arc_count++] = edge_sign[e];
-            arcs[arc_count] = ivec2(cut, edge[e].y);
+            g_arcs[g_arc_count] = ivec2(edge[e].x, cut);
+            set_vec(kNormals + g_arc_count, m);
+            g_signs[g_arc_count++] = edge_sign[e];
+            g_arcs[g_arc_count] = ivec2(cut, edge[e].y);
         }
-        set_vec(kNormals + arc_count, m);
-        signs[arc_count++] = edge_sign[e];
+        set_vec(kNormals + g_arc_count, m);
+        g_signs[g_arc_count++] = edge_sign[e];
     }
     for (int i = 0; i < points; ++i) set_pt(i, arc_point(vec_at(i)));
 
@@ -457,13 +479,127 @@ void main() {
     g_base = g_south ? u_height - 1 : north ? 0 : row_of(top);
     g_out_full = dvec3(0.0LF);
     g_out_capped = dvec3(0.0LF);
-    for (int i = 0; i < arc_count; ++i) monotone_arc(pt_at(arcs[i].x), pt_at(arcs[i].y), vec_at(kNormals + i), signs[i]);
+    return div_d(1.0LF, texel_omega[row * n + col]);
+}
 
-    const double inv = div_d(1.0LF, texel_omega[row * n + col]);
+// The column crossings of arc pa -> pb as monotone_arc makes them: meridians j0..j1 (none when
+// j0 > j1), in the direction jstep.
+void arc_columns(ArcPoint pa, ArcPoint pb, out int j0, out int j1, out int jstep) {
+    const dvec3 a = pa.d, b = pb.d;
+    const double dphi_ab = 2.0LF * atan2_small(a.x * b.z - a.z * b.x, pa.r * pb.r + a.x * b.x + a.z * b.z);
+    const double per_col = div_d(double(u_width), kTwoPiD);
+    const double f0 = (pa.phi + kPiD) * per_col, f1 = f0 + dphi_ab * per_col;
+    j0 = 1;
+    j1 = 0;
+    jstep = 1;
+    if (dphi_ab != 0.0LF) {
+        j0 = int(floor(min(f0, f1))) + 1;
+        j1 = int(ceil(max(f0, f1))) - 1;
+        jstep = dphi_ab > 0.0LF ? 1 : -1;
+    }
+}
+
+// Point k of the arc pa -> pb (normal m) cut at its column crossings: 0 is pa, crossings + 1 is pb,
+// k between is the k-th crossing in travel order (monotone_arc's point for that meridian).
+ArcPoint arc_cut(ArcPoint pa, ArcPoint pb, dvec3 m, int k, int j0, int j1, int jstep) {
+    if (k == 0) return pa;
+    if (k > j1 - j0 + 1) return pb;
+    const int j = jstep > 0 ? j0 + k - 1 : j1 - (k - 1);
+    const int jm = (j + 2 * u_width) % u_width;
+    const double c = cos_phi_at(jm), s = sin_phi_at(jm);
+    dvec3 x = cross3(m, dvec3(-s, 0.0LF, c));
+    const double len = sqrt_d(dot3(x, x));
+    if (!(len > 0.0LF)) {
+        g_failed = true;  // an arc in a meridian's plane has no crossings (monotone_arc skips them)
+        return pa;
+    }
+    x = x * div_d(x.x * c + x.z * s < 0.0LF ? -1.0LF : 1.0LF, len);
+    return arc_point(x);
+}
+
+int ring_of(int i) { return abs(2 * i + 1 - u_size) / 2; }  // 0 for the texel(s) at the face's centre
+
+void write_average(int face, int row, int col, dvec3 full, dvec3 capped, bool failed, double inv) {
+    const int n = u_size;
     // Planar, as the host's cubes lie: the full cube's faces (RGB rows), then the capped cube's.
     const uint o = 3u * ((uint(face) * uint(n) + uint(row)) * uint(n) + uint(col)), plane = 18u * uint(n) * uint(n);
     for (int c = 0; c < 3; ++c) {
-        averages[o + uint(c)] = g_failed ? uintBitsToFloat(0x7fc00000u) : float(g_out_full[c] * inv);
-        averages[o + uint(c) + plane] = g_failed ? uintBitsToFloat(0x7fc00000u) : float(g_out_capped[c] * inv);
+        averages[o + uint(c)] = failed ? uintBitsToFloat(0x7fc00000u) : float(full[c] * inv);
+        averages[o + uint(c) + plane] = failed ? uintBitsToFloat(0x7fc00000u) : float(capped[c] * inv);
     }
+}
+
+// Every function is inlined where it is called: the heavy ones (monotone_arc, arc_point) are called
+// from few places, which keeps the program small.
+void main() {
+    const int n = u_size;
+    const int index = int(gl_WorkGroupID.x) * 64 + int(gl_LocalInvocationIndex);  // modes 1 and 2
+    if (u_mode == 2) {
+        if (index >= u_items) return;
+        const int at = u_list_at + 3 * index;
+        const int texel = cap_items[at], first = cap_items[at + 1], count = cap_items[at + 2];
+        dvec3 full = dvec3(0.0LF), capped = dvec3(0.0LF);
+        bool failed = false;
+        for (int i = first; i < first + count; ++i) {
+            full += dvec3(partials[7 * i], partials[7 * i + 1], partials[7 * i + 2]);
+            capped += dvec3(partials[7 * i + 3], partials[7 * i + 4], partials[7 * i + 5]);
+            failed = failed || partials[7 * i + 6] != 0.0LF;
+        }
+        const int col = texel % n, row = (texel / n) % n, face = texel / (n * n);
+        write_average(face, row, col, full, capped, failed, div_d(1.0LF, texel_omega[row * n + col]));
+        return;
+    }
+    int face, row, col, chunk = 0, chunks = 1;
+    if (u_mode == 1) {
+        if (index >= u_items) return;
+        const int texel = cap_items[3 * index];
+        chunk = cap_items[3 * index + 1];
+        chunks = cap_items[3 * index + 2];
+        col = texel % n;
+        row = (texel / n) % n;
+        face = texel / (n * n);
+    } else {
+        col = int(gl_GlobalInvocationID.x);
+        row = int(gl_GlobalInvocationID.y);
+        face = int(gl_GlobalInvocationID.z);
+        if (col >= n || row >= n) return;
+        if ((face == 2 || face == 3) && ring_of(row) < u_cap_rings && ring_of(col) < u_cap_rings) return;  // mode 1's
+    }
+    const double inv = texel_arcs(face, row, col);
+    // The segments this invocation takes: all (mode 0: one an arc, never cut), or its chunk's.
+    int lo = 0, hi = 1 << 30;
+    if (u_mode == 1) {
+        int total = 0;
+        for (int i = 0; i < g_arc_count; ++i) {
+            int j0, j1, jstep;
+            arc_columns(pt_at(g_arcs[i].x), pt_at(g_arcs[i].y), j0, j1, jstep);
+            total += max(0, j1 - j0 + 1) + 1;
+        }
+        const int per = (total + chunks - 1) / chunks;
+        lo = chunk * per;
+        hi = min(total, lo + per);
+    }
+    int offset = 0;
+    for (int i = 0; i < g_arc_count && offset < hi; ++i) {
+        const ArcPoint pa = pt_at(g_arcs[i].x), pb = pt_at(g_arcs[i].y);
+        const dvec3 m = vec_at(kNormals + i);
+        int j0 = 1, j1 = 0, jstep = 1;
+        if (u_mode == 1) arc_columns(pa, pb, j0, j1, jstep);
+        const int segments = max(0, j1 - j0 + 1) + 1;
+        const int first = max(lo - offset, 0), end = min(hi - offset, segments);
+        if (first < end) monotone_arc(arc_cut(pa, pb, m, first, j0, j1, jstep), arc_cut(pa, pb, m, end, j0, j1, jstep), m, g_signs[i]);
+        offset += segments;
+    }
+    if (u_mode == 0) {
+        write_average(face, row, col, g_out_full, g_out_capped, g_failed, inv);
+        return;
+    }
+    const int o = 7 * index;
+    partials[o] = g_out_full.x;
+    partials[o + 1] = g_out_full.y;
+    partials[o + 2] = g_out_full.z;
+    partials[o + 3] = g_out_capped.x;
+    partials[o + 4] = g_out_capped.y;
+    partials[o + 5] = g_out_capped.z;
+    partials[o + 6] = g_failed ? 1.0LF : 0.0LF;
 }

@@ -110,6 +110,31 @@ TEST_CASE("GPU specular source: lat-long suns at odd sizes against the CPU's exa
     }
 }
 
+TEST_CASE("GPU specular source: the polar caps done in chunks give the CPU's average", "[gpu][specular][source]") {
+    // Every texel of faces +Y and -Y cut into items of a few pieces (set_cap_split), and none: each
+    // against the CPU. Polar suns make the caps' texels count; odd sizes put a pole at a texel's centre.
+    auto ctx = open_gpu();
+    if (!ctx) return;
+    GpuSpecularSource gpu(*ctx->projector);
+    std::mt19937 rng(2219);
+    for (int i = 0; i < 4; ++i) {
+        const int w = 80 + 2 * static_cast<int>(rng() % 60), h = w / 2;
+        Environment env = make_equirect_env(w, h, dim_sky);
+        const int col = static_cast<int>(rng() % static_cast<unsigned>(w));
+        put(env.equirect.at(0, col), Rgb{3e3, 3e3, 3e3});
+        put(env.equirect.at(1, (col * 3) % w), Rgb{2e3, 1e3, 1e3});
+        put(env.equirect.at(h - 1, (col * 7) % w), Rgb{3e3, 1e3, 3e3});
+        put(env.equirect.at(h / 3, (col * 5) % w), Rgb{5e3, 4e3, 2e3});
+        const int size = i % 2 == 0 ? 16 : 15;
+        for (int pieces : {1, 3, 40}) {
+            gpu.set_cap_split(size, pieces);
+            check_source(gpu, env, size, "caps in items of " + std::to_string(pieces) + " pieces, " + std::to_string(w) + "x" + std::to_string(h));
+        }
+        gpu.set_cap_split(0);
+        check_source(gpu, env, size, "no caps, " + std::to_string(w) + "x" + std::to_string(h));
+    }
+}
+
 // RGBE bytes of an RGB float texel (Greg Ward's encoding: the largest channel's exponent).
 void encode_rgbe(const float* rgb, std::uint8_t* out) {
     const float v = std::max(rgb[0], std::max(rgb[1], rgb[2]));

@@ -1,6 +1,8 @@
 #include "gpu_specular_source.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -38,7 +40,12 @@ struct GpuSpecularSource::Impl {
     explicit Impl(GpuProjector& p) : projector(p), programs(p.programs()) {}
     GpuProjector& projector;
     ComputePrograms& programs;
-    GlBuffer texels, grid, omega, output, readback, constants, status;
+    GlBuffer texels, grid, omega, output, readback, constants, status, cap_items, partials;
+    // The polar caps' work list (shaders/specular_source.comp, modes 1 and 2) for (size, width,
+    // rings, pieces): items, cap texels, where the texels' list starts.
+    int caps_for[4] = {0, 0, -1, 0};
+    int cap_item_count = 0, cap_texel_count = 0;
+    int split_rings = -1, split_pieces = 32;  // set_cap_split
     GLuint texel_buffer = 0;  // the projector's single tile, or `texels`
     StageTimer timer;
     double last_ms = 0, last_upload_ms = 0, last_program_ms = 0, last_read_ms = 0, last_map_ms = 0;
@@ -106,7 +113,49 @@ struct GpuSpecularSource::Impl {
     }
 };
 
-GpuSpecularSource::GpuSpecularSource(GpuProjector& projector) : impl_(std::make_unique<Impl>(projector)) {}
+GpuSpecularSource::GpuSpecularSource(GpuProjector& projector) : impl_(std::make_unique<Impl>(projector)) {
+    // Tuning knobs for benchmarks (bench/results): BAKE_SOURCE_CAP_RINGS (0: no caps) and
+    // BAKE_SOURCE_CAP_PIECES, as set_cap_split's arguments.
+    const char* rings = std::getenv("BAKE_SOURCE_CAP_RINGS");
+    const char* pieces = std::getenv("BAKE_SOURCE_CAP_PIECES");
+    if (rings || pieces) set_cap_split(rings ? std::atoi(rings) : -1, pieces ? std::atoi(pieces) : 32);
+}
+
+void GpuSpecularSource::set_cap_split(int rings, int pieces) {
+    impl_->split_rings = rings;
+    impl_->split_pieces = std::max(1, pieces);
+}
+
+namespace {
+// The caps' rings for a `width`-column input: a texel at ring d of a polar face crosses about
+// 0.45·width/d input columns (its φ range, √2·(2/n) wide at 2d/n from the pole, twice), so rings
+// up to width/142 hold the texels of more than ~64 pieces; the rest take ~20 (a 256 cube of a 4k
+// input) to 64.
+int auto_cap_rings(int width) { return (width + 141) / 142; }
+
+// The caps' work list: per item (texel, chunk, chunks), then per cap texel (texel, first item,
+// items); a texel at ring d gets about its estimated pieces / `pieces` items (the shader spreads
+// its real segments evenly over them, so the estimate sets only the balance).
+std::vector<GLint> cap_work_list(int size, int width, int rings, int pieces, int* items, int* texels) {
+    std::vector<GLint> list, cap_texels;
+    auto ring = [size](int i) { return std::abs(2 * i + 1 - size) / 2; };  // the shader's ring_of
+    for (int face = 2; face <= 3; ++face)
+        for (int row = 0; row < size; ++row)
+            for (int col = 0; col < size; ++col) {
+                const int d = std::max(ring(row), ring(col));
+                if (d >= rings) continue;
+                const double estimate = d == 0 ? width + 16.0 : 0.6 * width / d + 16.0;
+                const int chunks = std::max(1, static_cast<int>(std::ceil(estimate / pieces)));
+                const GLint texel = (face * size + row) * size + col;
+                cap_texels.insert(cap_texels.end(), {texel, static_cast<GLint>(list.size() / 3), chunks});
+                for (int k = 0; k < chunks; ++k) list.insert(list.end(), {texel, k, chunks});
+            }
+    *items = static_cast<int>(list.size() / 3);
+    *texels = static_cast<int>(cap_texels.size() / 3);
+    list.insert(list.end(), cap_texels.begin(), cap_texels.end());
+    return list;
+}
+}  // namespace
 GpuSpecularSource::~GpuSpecularSource() = default;
 
 static std::size_t input_bytes(const Environment& env) {
@@ -200,10 +249,43 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
     glUniform1i(glGetUniformLocation(program, "u_height"), env.height());
     glUniform1i(glGetUniformLocation(program, "u_capping"), capping ? 1 : 0);
     glUniform1d(glGetUniformLocation(program, "u_threshold"), capping ? cap.threshold : 0.0);
+    // The polar caps' work list (kept while size, width and the split are the same).
+    int rings = std::min(m.split_rings >= 0 ? m.split_rings : auto_cap_rings(env.width()), (size + 1) / 2);
+    // A list past the dispatch limit (a huge input for a small cube): every texel whole.
+    if (static_cast<double>(rings) * env.width() * 0.02 > 64.0 * m.max_groups[0]) rings = 0;
+    const int key[4] = {size, env.width(), rings, m.split_pieces};
+    if (!std::equal(key, key + 4, m.caps_for)) {
+        const std::vector<GLint> list = cap_work_list(size, env.width(), rings, m.split_pieces, &m.cap_item_count, &m.cap_texel_count);
+        if (!list.empty()) {
+            m.cap_items.allocate(list.size() * sizeof(GLint), list.data());
+            m.partials.allocate(7 * static_cast<std::size_t>(m.cap_item_count) * sizeof(double), nullptr);
+        }
+        std::copy(key, key + 4, m.caps_for);
+    }
+    glUniform1i(glGetUniformLocation(program, "u_cap_rings"), rings);
+    const GLint mode = glGetUniformLocation(program, "u_mode"), items = glGetUniformLocation(program, "u_items");
+    auto linear_groups = [](int n) { return static_cast<GLuint>((n + 63) / 64); };  // 64 invocations a group
     m.timer.reset();
     m.timer.begin();
+    // The caps' long walks first (mode 1), the rest beside them (mode 0: other outputs), then the
+    // caps' sums (mode 2).
+    if (m.cap_item_count > 0) {
+        m.cap_items.bind(5);
+        m.partials.bind(6);
+        glUniform1i(mode, 1);
+        glUniform1i(items, m.cap_item_count);
+        glDispatchCompute(linear_groups(m.cap_item_count), 1, 1);
+    }
     const GLuint groups = static_cast<GLuint>((size + static_cast<int>(kGroup) - 1) / static_cast<int>(kGroup));
+    glUniform1i(mode, 0);
     glDispatchCompute(groups, groups, 6);
+    if (m.cap_item_count > 0) {
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        glUniform1i(mode, 2);
+        glUniform1i(items, m.cap_texel_count);
+        glUniform1i(glGetUniformLocation(program, "u_list_at"), 3 * m.cap_item_count);
+        glDispatchCompute(linear_groups(m.cap_texel_count), 1, 1);
+    }
     m.timer.end();
     check_gl("the specular source pass");
 }

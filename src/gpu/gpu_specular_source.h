@@ -53,6 +53,13 @@ public:
     // (*capped = *full when nothing was capped).
     void read_resident_chains(std::vector<CubeMap>* full, std::vector<CubeMap>* capped);
 
+    // The texels of faces +Y and -Y within `rings` rings of their centre (rings < 0: by the input's
+    // width, the default) are done in items of about `pieces` edge pieces each, spread over many
+    // invocations (shaders/specular_source.comp: a texel at a pole crosses every input column);
+    // 0 rings: every texel by one invocation. For tests and tuning; the result is the same to
+    // double rounding.
+    void set_cap_split(int rings, int pieces = 32);
+
     // GPU time of the last average()'s dispatch, and the wall clock of its upload (milliseconds).
     double last_ms() const;
     double last_upload_ms() const;
