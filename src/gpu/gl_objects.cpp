@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "embedded_shaders.h"
 
@@ -78,6 +80,16 @@ GLuint ComputePrograms::get(const char* shader_name, const std::string& defines)
 
     const char* body = shaders::find(shader_name);
     if (!body) throw GpuError(std::string("shader ") + shader_name + " is not embedded in the binary");
+    // For shader work without a rebuild (bench/results' experiments): $BAKE_SHADER_DIR/<name>,
+    // where that file exists, replaces the embedded body.
+    std::string override_body;
+    if (const char* dir = std::getenv("BAKE_SHADER_DIR"); dir && *dir) {
+        std::ifstream in(std::string(dir) + "/" + shader_name, std::ios::binary);
+        if (in) {
+            override_body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+            body = override_body.c_str();
+        }
+    }
     std::string header = "#version 430 core\n" + defines;
     if (fault_requested("shader-compile"))
         header += "#error forced compile failure (BAKE_TEST_FAULT=shader-compile)\n";
