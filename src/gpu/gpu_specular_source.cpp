@@ -47,7 +47,8 @@ struct GpuSpecularSource::Impl {
     int cap_item_count = 0, cap_texel_count = 0;
     int split_rings = -1, split_pieces = 32;  // set_cap_split
     GLuint texel_buffer = 0;  // the projector's single tile, or `texels`
-    StageTimer timer;
+    StageTimer timer, mips_timer, texture_timer;
+    double last_mips_gpu_ms = 0, last_texture_gpu_ms = 0;
     double last_ms = 0, last_upload_ms = 0, last_program_ms = 0, last_read_ms = 0, last_map_ms = 0;
     GLuint program = 0;
     // average_resident's chains: generation (0: none), face size, cubes in `output` (1 or 2), the
@@ -331,6 +332,8 @@ std::uint64_t GpuSpecularSource::average_resident(const Environment& env, int si
     const GLuint mips = m.programs.get("specular_source_mips.comp", "#define SH_ORDER 1\n");
     const GLuint zero = 0;
     m.status.allocate(sizeof zero, &zero);
+    m.mips_timer.reset();
+    m.mips_timer.begin();
     glUseProgram(mips);
     m.output.bind(0);
     m.omega.bind(1);
@@ -361,22 +364,48 @@ std::uint64_t GpuSpecularSource::average_resident(const Environment& env, int si
         glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MAX_LEVEL, levels - 1);
         m.texture_size = size;
     }
-    glMemoryBarrier(GL_PIXEL_BUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT);
-    glBindTexture(GL_TEXTURE_CUBE_MAP, m.texture);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, m.output.id);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);  // rows of RGB float
+    m.mips_timer.end();
+    m.texture_timer.reset();
+    m.texture_timer.begin();
     const std::size_t sampled_cube = cubes - 1;
-    for (int level = 0, s = size; level < levels; ++level, s /= 2)
-        for (int f = 0; f < 6; ++f) {
-            const std::size_t offset = level_offset(size, level) + (sampled_cube * 6 + f) * 3 * static_cast<std::size_t>(s) * s;
-            glTexSubImage2D(static_cast<GLenum>(GL_TEXTURE_CUBE_MAP_POSITIVE_X + f), level, 0, 0, s, s, GL_RGB, GL_FLOAT,
-                            reinterpret_cast<const void*>(offset * sizeof(float)));
+    const char* copy = std::getenv("BAKE_SOURCE_TEXTURE_COPY");
+    if (copy && std::string(copy) == "unpack") {  // the former copy, for before/after measurements
+        glMemoryBarrier(GL_PIXEL_BUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT);
+        glBindTexture(GL_TEXTURE_CUBE_MAP, m.texture);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, m.output.id);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);  // rows of RGB float
+        for (int level = 0, s = size; level < levels; ++level, s /= 2)
+            for (int f = 0; f < 6; ++f) {
+                const std::size_t offset = level_offset(size, level) + (sampled_cube * 6 + f) * 3 * static_cast<std::size_t>(s) * s;
+                glTexSubImage2D(static_cast<GLenum>(GL_TEXTURE_CUBE_MAP_POSITIVE_X + f), level, 0, 0, s, s, GL_RGB, GL_FLOAT,
+                                reinterpret_cast<const void*>(offset * sizeof(float)));
+            }
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    } else {
+        // Each level by a compute pass into the texture bound as a layered image
+        // (shaders/specular_source_texture.comp).
+        const GLuint program = m.programs.get("specular_source_texture.comp", "#define SH_ORDER 1\n");
+        glUseProgram(program);
+        m.output.bind(0);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        for (int level = 0, s = size; level < levels; ++level, s /= 2) {
+            glBindImageTexture(0, m.texture, level, GL_TRUE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+            glUniform1ui(glGetUniformLocation(program, "u_size"), static_cast<GLuint>(s));
+            glUniform1ui(glGetUniformLocation(program, "u_offset"),
+                         static_cast<GLuint>(level_offset(size, level) + sampled_cube * 18 * static_cast<std::size_t>(s) * s));
+            const GLuint groups = static_cast<GLuint>((s + static_cast<int>(kGroup) - 1) / static_cast<int>(kGroup));
+            glDispatchCompute(groups, groups, 6);
         }
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+        glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+    }
+    m.texture_timer.end();
     check_gl("the specular source's texture");
     GLuint failed = 0;
     m.status.read(&failed, sizeof failed, "reading the specular source's status");  // waits for the passes
     m.last_ms = m.timer.total_ms();
+    m.last_mips_gpu_ms = m.mips_timer.total_ms();
+    m.last_texture_gpu_ms = m.texture_timer.total_ms();
     m.last_mips_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     m.last_read_ms = m.last_map_ms = 0;
     if (failed) throw GpuError("the specular source pass failed (an edge piece outside its column sums)");
@@ -429,11 +458,12 @@ void GpuSpecularSource::read_resident_chains(std::vector<CubeMap>* full, std::ve
 double GpuSpecularSource::last_ms() const { return impl_->last_ms; }
 double GpuSpecularSource::last_upload_ms() const { return impl_->last_upload_ms; }
 std::string GpuSpecularSource::last_detail() const {
-    char text[200];
+    char text[300];
     const Impl& m = *impl_;
     if (m.generation != 0)
-        std::snprintf(text, sizeof text, "program %.1f, upload %.1f, pass %.1f, mips and texture %.1f (kept on the GPU)",
-                      m.last_program_ms, m.last_upload_ms, m.last_ms, m.last_mips_ms);
+        std::snprintf(text, sizeof text,
+                      "program %.1f, upload %.1f, pass %.1f, mips and texture %.1f (GPU: mips %.1f, texture %.1f; kept on the GPU)",
+                      m.last_program_ms, m.last_upload_ms, m.last_ms, m.last_mips_ms, m.last_mips_gpu_ms, m.last_texture_gpu_ms);
     else
         std::snprintf(text, sizeof text, "program %.1f, upload %.1f, pass %.1f, read back %.1f (copy and map %.1f)",
                       m.last_program_ms, m.last_upload_ms, m.last_ms, m.last_read_ms, m.last_map_ms);

@@ -33,15 +33,18 @@
 namespace bake {
 namespace {
 
-// ZIP (zlib level 4, OpenEXR's default), 64x64 tiles. Measured writing a 256-base chain (9 levels,
-// 6.3 MB of float texels; pmndrs_sky.exr's source and its mips) on a 2-core machine, median of 15,
-// fsync included: ZIP 85-95 ms, 2.7 MB; ZIPS the same (a tile is one block either way); no
-// compression 25 ms, 6.3 MB; PIZ 0.57 s, 3.5 MB (slow on float tiles); zlib level 1 82 ms, 2.95 MB,
-// level 6 0.3 s, 2.70 MB; 128x128 tiles 2.65 MB, no faster (and fewer tiles for the thread pool).
-// ZIP at the default level: 43% of the size for ~65 ms more than none, the best size of the
-// lossless codecs short of a slower zlib level that gains under 1%.
+// 64x64 tiles; ZIP (zlib level 4, OpenEXR's default) where it pays, else none. Measured writing a
+// 256-base chain (9 levels, 6.3 MB of float texels) median of 15, fsync included: of pmndrs_sky.exr
+// (smooth: a small input's source repeats texels) on a 2-core machine, ZIP 85-95 ms, 2.7 MB; ZIPS the
+// same (a tile is one block either way); no compression 25 ms, 6.3 MB; PIZ 0.57 s, 3.5 MB; zlib
+// level 1 82 ms, 2.95 MB, level 6 0.3 s, 2.70 MB; 128x128 tiles 2.65 MB, no faster. Of an 8192 x 4096
+// .hdr with grain (every texel's mantissa noisy) on the H200 machine's 16 cores
+// (bench/results/h200-issue19-caps/): ZIP 30 ms, 6.05 MB; none 4 ms, 6.30 MB; zlib level 1 27 ms;
+// RLE 5 ms, 6.30 MB; PIZ 68 ms, 5.73 MB. So ZIP halves a smooth chain and saves 4% of a noisy one at
+// 7x the time: chain_compression tries it first on a sample of level 0 (one tile at each face's
+// centre) and keeps it when the sample compresses to at most kZipKeepRatio of its size.
 constexpr int kTileSize = 64;
-constexpr Imf::Compression kCompression = Imf::ZIP_COMPRESSION;
+constexpr double kZipKeepRatio = 0.8;
 
 constexpr const char* kAttrCubeLevels = "bakeSpecularCubeLevels";
 constexpr const char* kAttrRoughness = "bakeSpecularRoughness";
@@ -58,6 +61,49 @@ constexpr const char* kExtraLevelsText =
     "(1x3: means of faces (+X,-X), (+Y,-Y), (+Z,-Z) of the 1x6 level; 1x1: mean of the 1x3 level's three)";
 
 bool is_power_of_two(long long n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// Counts what OpenEXR writes, keeping nothing (chain_compression's trial files).
+class CountingStream : public Imf::OStream {
+public:
+    CountingStream() : Imf::OStream("trial") {}
+    void write(const char[], int n) override {
+        at_ += static_cast<std::uint64_t>(n);
+        size_ = std::max(size_, at_);
+    }
+    std::uint64_t tellp() override { return at_; }
+    void seekp(std::uint64_t at) override { at_ = at; }
+    std::uint64_t size() const { return size_; }
+
+private:
+    std::uint64_t at_ = 0, size_ = 0;
+};
+
+// ZIP when a trial file of level 0's face-centre tiles (one a face, stacked: T x 6T, T the tile or
+// the face size) compresses to at most kZipKeepRatio of the same file uncompressed; else none.
+// Depends on the texels only.
+Imf::Compression chain_compression(const Image& level0) {
+    const int n = level0.width, t = std::min(n, kTileSize), c0 = (n - t) / 2;
+    std::vector<float> sample(static_cast<std::size_t>(t) * 6 * t * 3);
+    for (int f = 0; f < 6; ++f)
+        for (int y = 0; y < t; ++y)
+            std::copy_n(&level0.rgb[3 * (static_cast<std::size_t>(f * n + c0 + y) * n + c0)], 3 * static_cast<std::size_t>(t),
+                        &sample[3 * static_cast<std::size_t>(f * t + y) * t]);
+    auto trial_bytes = [&](Imf::Compression c) {
+        Imf::Header header(t, 6 * t);
+        header.compression() = c;
+        for (const char* ch : {"R", "G", "B"}) header.channels().insert(ch, Imf::Channel(Imf::FLOAT));
+        header.setTileDescription(Imf::TileDescription(kTileSize, kTileSize, Imf::ONE_LEVEL));
+        CountingStream out;
+        {
+            Imf::TiledOutputFile file(out, header, Imf::globalThreadCount());
+            file.setFrameBuffer(interleaved_rgb(Imf::FLOAT, reinterpret_cast<char*>(sample.data()), sizeof(float), file.header().dataWindow()));
+            file.writeTiles(0, file.numXTiles() - 1, 0, file.numYTiles() - 1);
+        }
+        return static_cast<double>(out.size());
+    };
+    return trial_bytes(Imf::ZIP_COMPRESSION) <= kZipKeepRatio * trial_bytes(Imf::NO_COMPRESSION) ? Imf::ZIP_COMPRESSION
+                                                                                                  : Imf::NO_COMPRESSION;
+}
 
 int log2_exact(long long n) {
     int l = 0;
@@ -239,10 +285,13 @@ void write_specular_exr(const std::string& path, const std::vector<CubeMap>& lev
     extra_levels(levels.back(), &extra_1x3, &extra_1x1);
     init_openexr_threads();
 
+    // Level 0 assembled once: the codec's trial reads it, and the write.
+    const Image level0 = assemble_cube(levels[0], Layout::VStrip);
+
     write_atomically(path, [&](const std::string& tmp) {
         try {
             Imf::Header header(n, 6 * n);
-            header.compression() = kCompression;
+            header.compression() = chain_compression(level0);
             // Full float, like write_exr: half would round the prefiltered values.
             for (const char* c : {"R", "G", "B"}) header.channels().insert(c, Imf::Channel(Imf::FLOAT));
             header.setTileDescription(Imf::TileDescription(kTileSize, kTileSize, Imf::MIPMAP_LEVELS, Imf::ROUND_DOWN));
@@ -266,7 +315,8 @@ void write_specular_exr(const std::string& path, const std::vector<CubeMap>& lev
                 for (int l = 0; l < file.numLevels(); ++l) {
                     Image strip;
                     const Image* img = &strip;
-                    if (l < cube_levels) strip = assemble_cube(levels[static_cast<std::size_t>(l)], Layout::VStrip);
+                    if (l == 0) img = &level0;
+                    else if (l < cube_levels) strip = assemble_cube(levels[static_cast<std::size_t>(l)], Layout::VStrip);
                     else img = l == cube_levels ? &extra_1x3 : &extra_1x1;
                     if (img->width != file.levelWidth(l) || img->height != file.levelHeight(l))
                         throw OutputError(path + ": internal error: level " + std::to_string(l) + " size mismatch");
