@@ -22,6 +22,7 @@
 namespace fs = std::filesystem;
 using bake::OutputError;
 using bake::write_atomically;
+using bake::test::names_in;
 using bake::test::scratch;
 
 namespace {
@@ -35,13 +36,6 @@ void put(const std::string& path, const std::string& text) {
 std::string get(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
-std::vector<std::string> names_in(const std::string& dir) {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
 }
 
 // Runs write_atomically expecting an OutputError that is one line starting with "<path>: ".

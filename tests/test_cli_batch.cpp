@@ -22,26 +22,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
-
 int count_of(const std::string& text, const std::string& needle) {
     int n = 0;
     for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
     return n;
-}
-
-std::vector<std::string> files_in(const std::string& dir) {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
 }
 
 // A copy of the warehouse cut in half: decodes partway, then fails.
@@ -94,7 +78,7 @@ TEST_CASE("batch: a corrupt input fails alone, the others are baked as single ru
     CHECK(r.exit_code == kExitInput);
 
     // Outputs for the good inputs, none for the corrupt one, nothing temporary.
-    CHECK(files_in(dir + "/out") == std::vector<std::string>{"pmndrs_warehouse.json", "pmndrs_warehouse_irr.exr",
+    CHECK(names_in(dir + "/out") == std::vector<std::string>{"pmndrs_warehouse.json", "pmndrs_warehouse_irr.exr",
                                                              "sample_sky.json", "sample_sky_irr.exr"});
     // The same bytes as single runs (the CPU path is deterministic).
     REQUIRE(run_cli(kSample + " -o " + dir + "/single_sample.json --device cpu --clamp-negative").exit_code == 0);
@@ -124,7 +108,7 @@ TEST_CASE("batch: a corrupt input fails alone, the others are baked as single ru
     CHECK(q.exit_code == kExitInput);
     CHECK(q.out.empty());
     CHECK(line_count(q.err) == 1);
-    CHECK(files_in(dir + "/q") == std::vector<std::string>{"sample_sky_irr.exr"});  // the default --name
+    CHECK(names_in(dir + "/q") == std::vector<std::string>{"sample_sky_irr.exr"});  // the default --name
 }
 
 TEST_CASE("batch: --fail-fast stops at the first failure and skips the rest", "[cli][batch]") {
@@ -135,7 +119,7 @@ TEST_CASE("batch: --fail-fast stops at the first failure and skips the rest", "[
                                 "/report.json");
     INFO(r.out << r.err);
     CHECK(r.exit_code == kExitInput);
-    CHECK(files_in(dir + "/out") == std::vector<std::string>{"1_sample_sky.json"});
+    CHECK(names_in(dir + "/out") == std::vector<std::string>{"1_sample_sky.json"});
     CHECK(r.out.find("[3/3] skipped " + kSky + " (--fail-fast)") != std::string::npos);
     CHECK(r.out.find("1 ok, 1 failed, 1 skipped") != std::string::npos);
     const nlohmann::json rep = read_json(dir + "/report.json");
@@ -183,7 +167,7 @@ TEST_CASE("batch: --jobs decodes ahead on worker threads and changes no byte of 
         INFO("jobs " << jobs << ": " << r.err);
         CHECK(r.exit_code == kExitInput);
         CHECK(line_count(r.err) == 1);
-        CHECK(files_in(out).size() == 5);
+        CHECK(names_in(out).size() == 5);
         for (int i = 0; i < 5; ++i) {
             const std::string name = "/m" + std::to_string(i) + ".json";
             CHECK(slurp(out + name) == slurp(dir + "/out0" + name));
@@ -244,7 +228,7 @@ TEST_CASE("batch: usage errors are caught before any work", "[cli][batch][errors
         CHECK(r.err.find(c.mention) != std::string::npos);
     }
     // Nothing was written anywhere.
-    CHECK(files_in(dir) == std::vector<std::string>{"a", "b"});
+    CHECK(names_in(dir) == std::vector<std::string>{"a", "b"});
 }
 
 TEST_CASE("batch: {face} inputs and name placeholders", "[cli][batch]") {
@@ -256,7 +240,7 @@ TEST_CASE("batch: {face} inputs and name placeholders", "[cli][batch]") {
                                 "/out --name '{index}-{stem}.json' --name '{name}.exr' --device cpu");
     INFO(r.err);
     CHECK(r.exit_code == 0);
-    CHECK(files_in(dir + "/out") == std::vector<std::string>{"1-cube.json", "2-sample_sky.json", "cube_{face}.exr.exr",
+    CHECK(names_in(dir + "/out") == std::vector<std::string>{"1-cube.json", "2-sample_sky.json", "cube_{face}.exr.exr",
                                                              "sample_sky.hdr.exr"});
     CHECK(read_json(dir + "/out/1-cube.json")["input"]["files"].size() == 6);
 }

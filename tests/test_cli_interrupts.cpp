@@ -24,19 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> names_in(const std::string& dir) {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
-bool has_hidden_file(const std::string& dir) {
-    for (const auto& e : fs::recursive_directory_iterator(dir))
-        if (e.path().filename().string().rfind('.', 0) == 0) return true;
-    return false;
-}
-
 // Starts the binary (stdout, stderr to files), returns its pid.
 pid_t start_cli(const std::string& args, const std::string& out, const std::string& err) {
     const pid_t pid = ::fork();

@@ -35,14 +35,6 @@ void check_usage_error(const CliResult& r, const std::string& mention) {
     CHECK(r.err.find(mention) != std::string::npos);
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    for (std::size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
-        out.push_back(text.substr(start, nl - start));
-    return out;
-}
-
 }  // namespace
 
 // #11, #7: accepted silently (and --device cpu --compare ran the GPU).

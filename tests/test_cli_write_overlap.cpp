@@ -28,26 +28,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
-
-std::vector<std::string> names_in(const std::string& dir) {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
-bool has_hidden_file(const std::string& dir) {
-    for (const auto& e : fs::recursive_directory_iterator(dir))
-        if (e.path().filename().string().rfind('.', 0) == 0) return true;
-    return false;
-}
-
 // Copies of the sample under the given stems, in `dir`; returns their paths.
 std::vector<std::string> sample_copies(const std::string& dir, const std::vector<std::string>& stems) {
     std::vector<std::string> paths;

@@ -30,6 +30,7 @@
 
 
 using namespace bake;
+using bake::test::names_in;
 using bake::test::scratch;
 namespace fs = std::filesystem;
 
@@ -115,13 +116,6 @@ void require_output_error_naming(const std::string& path, const std::function<vo
         return;
     }
     FAIL("no OutputError writing " << path);
-}
-
-std::vector<std::string> names_in(const std::string& dir) {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
 }
 
 }  // namespace

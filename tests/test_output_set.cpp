@@ -18,6 +18,7 @@
 
 namespace fs = std::filesystem;
 using namespace bake;
+using bake::test::names_in;
 using bake::test::scratch;
 
 namespace {
@@ -27,13 +28,6 @@ void put(const std::string& path, const std::string& text) { std::ofstream(path,
 std::string get(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
-std::vector<std::string> names_in(const std::string& dir) {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
 }
 
 // Sets BAKE_TEST_FAULT for one scope.

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,29 @@ inline std::string scratch(const std::string& name) {
     std::filesystem::remove_all(name);
     std::filesystem::create_directories(name);
     return name;
+}
+
+// The names in a directory (not below it), sorted.
+inline std::vector<std::string> names_in(const std::string& dir) {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// Whether anything in or below a directory has a name starting with '.' (a temporary left over).
+inline bool has_hidden_file(const std::string& dir) {
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+        if (e.path().filename().string().rfind('.', 0) == 0) return true;
+    return false;
+}
+
+// The lines of a text, without their '\n'; a last line without one counts too.
+inline std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
 }
 
 // The largest |value| of any channel.

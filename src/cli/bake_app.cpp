@@ -30,6 +30,7 @@
 #include "ibl_ktx2.h"
 #include "environment_loader.h"
 #include "errors.h"
+#include "file_names.h"
 #include "image_io.h"
 #include "interrupts.h"
 #include "job_plan.h"
@@ -47,13 +48,6 @@ namespace {
 
 constexpr const char* kTool = "bake-irradiance";
 
-bool ends_with_ci(const std::string& s, const std::string& suffix) {
-    if (s.size() < suffix.size()) return false;
-    for (size_t i = 0; i < suffix.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i]) return false;
-    return true;
-}
-
 // The exit code and error line of an exception that ends a run (or an input).
 std::pair<int, std::string> refusal(const std::exception& e) {
     if (dynamic_cast<const CLI::ValidationError*>(&e)) return {kExitUsage, one_line(e.what()) + " (see --help)"};
@@ -67,9 +61,9 @@ std::pair<int, std::string> refusal(const std::exception& e) {
 // The DFG table depends on no input: written once, before the inputs.
 void write_dfg(const std::string& path, int size, int threads, const KtxWriteOptions& ktx) {
     const Image table = compute_dfg_table(size, threads);
-    if (ends_with_ci(path, ".png"))
+    if (has_extension(path, ".png"))
         write_dfg_png16(path, table);
-    else if (ends_with_ci(path, ".ktx2"))
+    else if (has_extension(path, ".ktx2"))
         write_dfg_ktx2(path, table, ktx);
     else
         write_dfg_exr(path, table);
@@ -83,13 +77,13 @@ PrepareHint first_input_hint(const Options& o, const BakeJob& first) {
     hint.cube = !first.faces.empty() || expand_face_pattern(first.label).has_value() ||
                 (!o.layout.empty() && o.layout != "equirect");
     if (!hint.cube) {
-        hint.encoding = ends_with_ci(first.label, ".hdr") ? TexelEncoding::Rgbe8 : TexelEncoding::Half;
+        hint.encoding = has_extension(first.label, ".hdr") ? TexelEncoding::Rgbe8 : TexelEncoding::Half;
         // A 2:1 header: the upload buffers can be made while the texels decode.
         if (const auto size = read_image_size(first.label); size && size->first == 2 * size->second)
             hint.texel_count = static_cast<std::size_t>(size->first) * static_cast<std::size_t>(size->second);
     }
     for (const std::string& out : first.outputs)
-        if (!ends_with_ci(out, ".json")) hint.cube_map = o.output_layout != "equirect";
+        if (!has_extension(out, ".json")) hint.cube_map = o.output_layout != "equirect";
     hint.exact_map = o.irradiance == "exact";
     hint.projected_order = kProjectedOrder;
     hint.map_order = o.order;
