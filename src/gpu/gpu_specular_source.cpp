@@ -44,7 +44,7 @@ struct GpuSpecularSource::Impl {
     // The polar caps' work list (shaders/specular_source.comp, modes 1 and 2) for (size, width,
     // rings, pieces): items, cap texels, where the texels' list starts.
     int caps_for[4] = {0, 0, -1, 0};
-    int cap_item_count = 0, cap_texel_count = 0;
+    int cap_item_count = 0, cap_texel_count = 0, cap_rings = 0;
     int split_rings = -1, split_pieces = 32;  // set_cap_split
     GLuint texel_buffer = 0;  // the projector's single tile, or `texels`
     StageTimer timer, mips_timer, texture_timer;
@@ -129,10 +129,11 @@ void GpuSpecularSource::set_cap_split(int rings, int pieces) {
 
 namespace {
 // The caps' rings for a `width`-column input: a texel at ring d of a polar face crosses about
-// 0.45·width/d input columns (its φ range, √2·(2/n) wide at 2d/n from the pole, twice), so rings
-// up to width/142 hold the texels of more than ~64 pieces; the rest take ~20 (a 256 cube of a 4k
-// input) to 64.
-int auto_cap_rings(int width) { return (width + 141) / 142; }
+// 0.45·width/d input columns (its φ range, √2·(2/n) wide at 2d/n from the pole, twice), against ~20
+// for most texels. Measured on the H200 (bench/results/h200-issue19-caps/round2.txt, source pass of a
+// 512 cube): 4096 columns 26 ms with no caps, 19.6-20 ms with 2 to 16 rings, 20.6 with 29; 8192
+// columns 50 ms, 30.5 ms with 4 or 8, 31.2 with 16, 36 with 58. One ring per 1024 columns.
+int auto_cap_rings(int width) { return (width + 1023) / 1024; }
 
 // The caps' work list: per item (texel, chunk, chunks), then per cap texel (texel, first item,
 // items); a texel at ring d gets about its estimated pieces / `pieces` items (the shader spreads
@@ -251,19 +252,23 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
     glUniform1i(glGetUniformLocation(program, "u_capping"), capping ? 1 : 0);
     glUniform1d(glGetUniformLocation(program, "u_threshold"), capping ? cap.threshold : 0.0);
     // The polar caps' work list (kept while size, width and the split are the same).
-    int rings = std::min(m.split_rings >= 0 ? m.split_rings : auto_cap_rings(env.width()), (size + 1) / 2);
-    // A list past the dispatch limit (a huge input for a small cube): every texel whole.
-    if (static_cast<double>(rings) * env.width() * 0.02 > 64.0 * m.max_groups[0]) rings = 0;
+    const int rings = std::min(m.split_rings >= 0 ? m.split_rings : auto_cap_rings(env.width()), (size + 1) / 2);
     const int key[4] = {size, env.width(), rings, m.split_pieces};
     if (!std::equal(key, key + 4, m.caps_for)) {
-        const std::vector<GLint> list = cap_work_list(size, env.width(), rings, m.split_pieces, &m.cap_item_count, &m.cap_texel_count);
+        m.cap_rings = rings;
+        std::vector<GLint> list = cap_work_list(size, env.width(), rings, m.split_pieces, &m.cap_item_count, &m.cap_texel_count);
+        m.read_limits();
+        if ((m.cap_item_count + 63) / 64 > m.max_groups[0]) {  // past the dispatch limit: every texel whole
+            m.cap_rings = 0;
+            list = cap_work_list(size, env.width(), 0, m.split_pieces, &m.cap_item_count, &m.cap_texel_count);
+        }
         if (!list.empty()) {
             m.cap_items.allocate(list.size() * sizeof(GLint), list.data());
             m.partials.allocate(7 * static_cast<std::size_t>(m.cap_item_count) * sizeof(double), nullptr);
         }
         std::copy(key, key + 4, m.caps_for);
     }
-    glUniform1i(glGetUniformLocation(program, "u_cap_rings"), rings);
+    glUniform1i(glGetUniformLocation(program, "u_cap_rings"), m.cap_rings);
     const GLint mode = glGetUniformLocation(program, "u_mode"), items = glGetUniformLocation(program, "u_items");
     auto linear_groups = [](int n) { return static_cast<GLuint>((n + 63) / 64); };  // 64 invocations a group
     m.timer.reset();
