@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "gpu_exact_irradiance.h"
 #include "gpu_irradiance_cells.h"
@@ -102,6 +103,7 @@ SpecularInput GpuBackend::prepare_specular(const Environment& env, int source_si
         },
         "gpu", threads, kSpecularBrightFactor, kMaxBrightTexels, [&] { specular_source_->upload(env, source_size, threads); },
         split);
+    trace_event("specular source ready");
     in.average_by = "gpu: " + specular_source_->last_detail();
     if (resident) {
         in.resident_on = name();
@@ -119,9 +121,12 @@ std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, 
         // Another input's source replaced it since: never read a stale one (the caller falls back).
         if (input.resident_on != name() || input.resident_generation != specular_source_->resident_generation())
             throw GpuError("the specular source kept on the GPU is no longer there");
+        CubeMap level_zero = specular_source_->read_resident_level(settings.base_size);
+        trace_event("specular level 0 read");
         chain = specular_->prefilter(specular_source_->resident_texture(), specular_source_->resident_size(),
-                                     specular_source_->read_resident_level(settings.base_size), input, settings, threads_);
+                                     std::move(level_zero), input, settings, threads_);
     }
+    trace_event("prefiltered");
     ms += specular_->last_ms();
     return chain;
 }
