@@ -2,7 +2,7 @@
 // over every cube texel, the same method as the CPU's area_average_cube
 // (src/core/specular/specular_source.{h,cpp}: Green's theorem along the texel's four edges, each
 // great-circle arc cut at every input row and column boundary it crosses), in double precision
-// (GL 4.0 core). One invocation a cube texel: it cuts its own four edges (the CPU cuts each edge
+// (GL 4.0 core). One invocation a cube texel (the polar caps' in chunks: below): it cuts its own four edges (the CPU cuts each edge
 // once for both texels it bounds) and walks the input column of each piece from the row of the
 // texel's highest point, the same sums in the same order as the CPU's column sums. Differences
 // from the CPU: that row is found from the corners and the arcs' highest points (the CPU takes the

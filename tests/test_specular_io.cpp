@@ -224,7 +224,7 @@ TEST_CASE("specular_io: a chain written as one EXR reads back bit for bit, with 
     }
 }
 
-TEST_CASE("specular_io: the chain is ZIP-compressed where that pays, else stored; either reads back bit for bit",
+TEST_CASE("specular_io: the chain is ZIP-compressed where that pays, else stored, and either reads back bit for bit",
           "[specular_io]") {
     // A smooth chain (texels constant over 4 x 4 blocks, as a small input's source repeats them)
     // halves under ZIP; texels with random mantissas (a noisy 8k input's) do not compress: ZIP would

@@ -373,37 +373,23 @@ std::uint64_t GpuSpecularSource::average_resident(const Environment& env, int si
     m.texture_timer.reset();
     m.texture_timer.begin();
     const std::size_t sampled_cube = cubes - 1;
-    const char* copy = std::getenv("BAKE_SOURCE_TEXTURE_COPY");
-    if (copy && std::string(copy) == "unpack") {  // the former copy, for before/after measurements
-        glMemoryBarrier(GL_PIXEL_BUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT);
-        glBindTexture(GL_TEXTURE_CUBE_MAP, m.texture);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, m.output.id);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);  // rows of RGB float
-        for (int level = 0, s = size; level < levels; ++level, s /= 2)
-            for (int f = 0; f < 6; ++f) {
-                const std::size_t offset = level_offset(size, level) + (sampled_cube * 6 + f) * 3 * static_cast<std::size_t>(s) * s;
-                glTexSubImage2D(static_cast<GLenum>(GL_TEXTURE_CUBE_MAP_POSITIVE_X + f), level, 0, 0, s, s, GL_RGB, GL_FLOAT,
-                                reinterpret_cast<const void*>(offset * sizeof(float)));
-            }
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    } else {
-        // Each level by a compute pass into the texture bound as a layered image
-        // (shaders/specular_source_texture.comp).
-        const GLuint program = m.programs.get("specular_source_texture.comp", "#define SH_ORDER 1\n");
-        glUseProgram(program);
-        m.output.bind(0);
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        for (int level = 0, s = size; level < levels; ++level, s /= 2) {
-            glBindImageTexture(0, m.texture, level, GL_TRUE, 0, GL_WRITE_ONLY, GL_RGBA32F);
-            glUniform1ui(glGetUniformLocation(program, "u_size"), static_cast<GLuint>(s));
-            glUniform1ui(glGetUniformLocation(program, "u_offset"),
-                         static_cast<GLuint>(level_offset(size, level) + sampled_cube * 18 * static_cast<std::size_t>(s) * s));
-            const GLuint groups = static_cast<GLuint>((s + static_cast<int>(kGroup) - 1) / static_cast<int>(kGroup));
-            glDispatchCompute(groups, groups, 6);
-        }
-        glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
-        glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+    // Each level by a compute pass into the texture bound as a layered image
+    // (shaders/specular_source_texture.comp): a pixel-unpack copy of the RGB rows took the
+    // driver 18 ms at 512² (40 at 4k input) on the H200, this 0.1 (bench/results/h200-issue19-caps/round2.txt).
+    const GLuint program = m.programs.get("specular_source_texture.comp", "#define SH_ORDER 1\n");
+    glUseProgram(program);
+    m.output.bind(0);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    for (int level = 0, s = size; level < levels; ++level, s /= 2) {
+        glBindImageTexture(0, m.texture, level, GL_TRUE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+        glUniform1ui(glGetUniformLocation(program, "u_size"), static_cast<GLuint>(s));
+        glUniform1ui(glGetUniformLocation(program, "u_offset"),
+                     static_cast<GLuint>(level_offset(size, level) + sampled_cube * 18 * static_cast<std::size_t>(s) * s));
+        const GLuint groups = static_cast<GLuint>((s + static_cast<int>(kGroup) - 1) / static_cast<int>(kGroup));
+        glDispatchCompute(groups, groups, 6);
     }
+    glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
     m.texture_timer.end();
     check_gl("the specular source's texture");
     GLuint failed = 0;

@@ -13,7 +13,8 @@ namespace bake {
 class GpuProjector;
 
 // The specular source cube (specular_source.h's area_average_cube) of a lat-long input on the GPU:
-// shaders/specular_source.comp, in double precision, one invocation a cube texel; it reads the
+// shaders/specular_source.comp, in double precision, one invocation a cube texel (the texels around
+// the poles, which cross every input column, in chunks over many: set_cap_split); it reads the
 // input's texels as the projection uploads them (GpuProjector::upload: as the file stores them,
 // RGB float, RGBE or half, through its staging path) when they fit one buffer, else from its own
 // copy. On llvmpipe the result is within 1e-6 relative of the CPU's (tests/test_gpu_specular_source.cpp),
@@ -38,7 +39,8 @@ public:
     // average() without the read back, for the GPU's prefilter: the mip chains of both cubes built
     // where the pass wrote them (shaders/specular_source_mips.comp, solid-angle weighted as the CPU's
     // cube_mip_chain) and the capped chain (the full one when nothing is capped) left in an RGBA32F
-    // cube texture with every mip (resident_texture()). Saves reading 36 MB back and sending them up
+    // cube texture with every mip (resident_texture(), filled by shaders/specular_source_texture.comp).
+    // Saves reading 36 MB back and sending them up
     // again (6 x 512² source: 44 + 24 ms on the H200) and the CPU's mips. Needs size >= 2.
     // Returns the resident chains' generation, which the next average or average_resident ends.
     std::uint64_t average_resident(const Environment& env, int size, const LuminanceCap& cap, int threads = 0);
