@@ -140,3 +140,14 @@ void store_work_group_sum(vec4 acc[SH_COUNT], uint lid, uint first) {
     }
 }
 #endif
+
+// a / b in double, refined by two Newton steps on an exact fma residual from the driver's
+// reciprocal: GLSL leaves double division's precision to the driver (the "[probe]" test prints
+// what it gives). Each step squares the reciprocal's relative error; with an IEEE one the result is
+// within an ulp of a / b. (specular_source.comp, specular_source_mips.comp)
+double div_d(double a, double b) {
+    const double inv = 1.0LF / b;
+    double q = a * inv;
+    q = fma(fma(-q, b, a), inv, q);
+    return fma(fma(-q, b, a), inv, q);
+}

@@ -67,17 +67,9 @@ layout(std430, binding = 4) readonly buffer Constants { double constants[]; };
 #define kHalfPiD constants[1]
 #define kTwoPiD constants[2]
 
-// Division and square root refined by two Newton steps on an exact fma residual, with the
-// driver's reciprocal: GLSL leaves their double precision to the driver (the "[probe]" test prints
-// what it gives), and the pieces' Δφ must be exact to double rounding, as the column sums of a sun
-// multiply its error. Each step squares the relative error of the driver's reciprocal; with an
-// IEEE one the result is within an ulp of a / b.
-double div_d(double a, double b) {
-    const double inv = 1.0LF / b;
-    double q = a * inv;
-    q = fma(fma(-q, b, a), inv, q);
-    return fma(fma(-q, b, a), inv, q);
-}
+// Division (div_d, sh_common.glsl) and square root refined by two Newton steps on an exact fma
+// residual: the pieces' Δφ must be exact to double rounding, as the column sums of a sun multiply
+// its error.
 double sqrt_d(double x) {
     if (!(x > 0.0LF)) return 0.0LF;
     double r = sqrt(x);

@@ -2,7 +2,7 @@
 // wrote (the full and the capped average) where they lie, so that nothing is read back before the
 // prefilter: each coarse texel the solid-angle-weighted mean of its 2 x 2 finer texels, in double,
 // as the CPU's cube_mip_chain (src/core/specular/specular_prefilter.cpp), and the division
-// refined as specular_source.comp's div_d. The weights: the finer level's texel solid angles; a
+// refined (div_d, sh_common.glsl). The weights: the finer level's texel solid angles; a
 // coarse texel's solid angle is written as the sum of its four (the CPU takes the closed form at
 // each size: the same to double rounding, so the means agree to float rounding).
 //
@@ -23,13 +23,6 @@ uniform uint u_coarse_offset;
 uniform uint u_fine_omega;
 uniform uint u_coarse_omega;
 uniform uint u_check_nan;
-
-double div_refined(double a, double b) {
-    const double inv = 1.0LF / b;
-    double q = a * inv;
-    q = fma(fma(-q, b, a), inv, q);
-    return fma(fma(-q, b, a), inv, q);
-}
 
 void main() {
     const uint fine = u_fine_size, n = fine / 2u;
@@ -54,8 +47,8 @@ void main() {
         }
     if (u_check_nan != 0u && nan_seen) atomicOr(failed, 1u);
     const uint o = u_coarse_offset + cube * 18u * n * n + 3u * ((face * n + row) * n + col);
-    levels[o] = float(div_refined(sum.x, weight));
-    levels[o + 1u] = float(div_refined(sum.y, weight));
-    levels[o + 2u] = float(div_refined(sum.z, weight));
+    levels[o] = float(div_d(sum.x, weight));
+    levels[o + 1u] = float(div_d(sum.y, weight));
+    levels[o + 2u] = float(div_d(sum.z, weight));
     if (cube == 0u && face == 0u) omega[u_coarse_omega + row * n + col] = weight;
 }

@@ -106,6 +106,14 @@ struct GpuSpecularSource::Impl {
         check_gl("reading the specular source back");
         return copied;
     }
+    // Level `level` of the first `cubes` resident cubes (full, then capped) read back into out[0], out[1].
+    void read_level(int level, int cubes, CubeMap* const out[2]) {
+        const int s = resident_size >> level;
+        const std::size_t face_floats = 3 * static_cast<std::size_t>(s) * s;
+        read_output(level_offset(resident_size, level), static_cast<std::size_t>(6 * cubes) * face_floats, [&](const float* src) {
+            for (int k = 0; k < 6 * cubes; ++k) std::copy_n(src + k * face_floats, face_floats, out[k / 6]->faces[k % 6].rgb.data());
+        });
+    }
     void read_limits() {
         if (limits_read) return;
         glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_block);
@@ -416,30 +424,22 @@ CubeMap GpuSpecularSource::read_resident_level(int size) {
     const int source = m.resident_size;
     int level = 0;
     while ((source >> level) > size && (source >> level) > 1) ++level;
-    const int s = source >> level;
-    CubeMap cube(s);
-    const std::size_t face_floats = 3 * static_cast<std::size_t>(s) * s;
-    m.read_output(level_offset(source, level), 6 * face_floats, [&](const float* src) {
-        for (int f = 0; f < 6; ++f) std::copy_n(src + f * face_floats, face_floats, cube.faces[f].rgb.data());
-    });
-    if (s == size) return cube;
+    CubeMap cube(source >> level);
+    CubeMap* const out[2] = {&cube, nullptr};
+    m.read_level(level, 1, out);
+    if (cube.size == size) return cube;
     return specular_level_zero({cube}, size);  // a source smaller than the level: its texels repeated
 }
 
 void GpuSpecularSource::read_resident_chains(std::vector<CubeMap>* full, std::vector<CubeMap>* capped) {
     Impl& m = *impl_;
     if (m.generation == 0) throw GpuError("the specular source: no resident chain");
-    const int source = m.resident_size;
     full->clear();
     capped->clear();
-    for (int level = 0, s = source; s >= 1; ++level, s /= 2) {
-        const std::size_t face_floats = 3 * static_cast<std::size_t>(s) * s;
+    for (int level = 0, s = m.resident_size; s >= 1; ++level, s /= 2) {
         CubeMap f(s), c(m.resident_cubes == 2 ? s : 0);
-        m.read_output(level_offset(source, level), static_cast<std::size_t>(6 * m.resident_cubes) * face_floats,
-                      [&](const float* src) {
-                          for (int k = 0; k < 6 * m.resident_cubes; ++k)
-                              std::copy_n(src + k * face_floats, face_floats, (k < 6 ? f : c).faces[k % 6].rgb.data());
-                      });
+        CubeMap* const out[2] = {&f, &c};
+        m.read_level(level, m.resident_cubes, out);
         full->push_back(std::move(f));
         if (m.resident_cubes == 2) capped->push_back(std::move(c));
     }
