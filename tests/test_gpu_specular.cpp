@@ -212,3 +212,49 @@ TEST_CASE("specular: CPU estimator against the reference (exploration)", "[.expl
         std::printf("\n");
     }
 }
+
+TEST_CASE("GPU specular sample sets made ahead (plan) are the ones each settings need", "[gpu][specular]") {
+    // The sets are made once per settings and kept (a batch makes them once): a chain made after a
+    // plan for other settings, or after another chain, must equal one made fresh, bit for bit; and
+    // other settings must get their own sets (the chain differs).
+    auto gpu = open_gpu();
+    if (!gpu) return;
+    const Environment env = make_cube_env(32, smooth_radiance);
+    Environment sunny = make_cube_env(32, smooth_radiance);
+    put(sunny.cube.faces[2].at(5, 7), Rgb{4e3, 3e3, 2e3});
+    const SpecularInput input = prepare_specular_input(env.cube), sun_input = prepare_specular_input(sunny.cube);
+    SpecularSettings a, b;
+    a.base_size = b.base_size = 16;
+    a.samples = 64;
+    b.samples = 128;
+    a.source_size = b.source_size = 32;
+    auto same = [](const std::vector<CubeMap>& x, const std::vector<CubeMap>& y) {
+        if (x.size() != y.size()) return false;
+        for (std::size_t l = 0; l < x.size(); ++l)
+            for (int f = 0; f < 6; ++f)
+                if (x[l].faces[f].rgb != y[l].faces[f].rgb) return false;
+        return true;
+    };
+    std::vector<CubeMap> fresh_a, fresh_b, fresh_sun;
+    {
+        GpuSpecularPrefilter p(gpu->projector->programs());
+        fresh_a = p.prefilter(input, a);
+    }
+    {
+        GpuSpecularPrefilter p(gpu->projector->programs());
+        fresh_b = p.prefilter(input, b);
+    }
+    {
+        GpuSpecularPrefilter p(gpu->projector->programs());
+        fresh_sun = p.prefilter(sun_input, a);
+    }
+    REQUIRE_FALSE(same(fresh_a, fresh_b));  // the sample count changes the chain
+    GpuSpecularPrefilter p(gpu->projector->programs());
+    p.plan(b, 32);
+    CHECK(same(p.prefilter(input, a), fresh_a));  // planned for other settings: its own sets
+    p.plan(a, 32);
+    CHECK(same(p.prefilter(input, a), fresh_a));
+    CHECK(same(p.prefilter(sun_input, a), fresh_sun));  // the sets kept, the bright parts this input's
+    CHECK(same(p.prefilter(input, b), fresh_b));
+    CHECK(same(p.prefilter(input, a), fresh_a));
+}

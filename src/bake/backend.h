@@ -61,6 +61,9 @@ public:
         (void)cpu_copy;
         return prepare_specular_input(env, source_size, threads, kSpecularBrightFactor, kMaxBrightTexels, split);
     }
+    // Called before prepare_specular with the chain's settings (source_size set): a backend may
+    // start what depends on them alone (the GPU's sample sets) while the source is made.
+    virtual void plan_specular(const SpecularSettings&, int threads) { (void)threads; }
     // The GGX chain: level 0 the source's area average, the others Karis' estimator over `input`
     // (its mips in memory, or kept by this backend); adds its time to `ms`.
     virtual std::vector<CubeMap> prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,

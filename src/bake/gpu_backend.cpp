@@ -112,6 +112,10 @@ SpecularInput GpuBackend::prepare_specular(const Environment& env, int source_si
     return in;
 }
 
+void GpuBackend::plan_specular(const SpecularSettings& settings, int threads) {
+    specular_->plan(settings, settings.source_size, threads > 0 ? threads : threads_);
+}
+
 std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
                                                     double& ms) {
     std::vector<CubeMap> chain;

@@ -36,6 +36,7 @@ public:
     // other inputs get the CPU's source (Backend's).
     SpecularInput prepare_specular(const Environment& env, int source_size, int threads, const BrightSplit* split,
                                    bool cpu_copy) override;
+    void plan_specular(const SpecularSettings& settings, int threads) override;
     std::vector<CubeMap> prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
                                             double& ms) override;
 

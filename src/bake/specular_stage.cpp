@@ -35,6 +35,7 @@ SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Ba
     const Stopwatch source_watch;
     const bool readable = source && (!source->mips.empty() || (source->resident_on == backend.name() && !cpu_copy));
     const bool reuse = readable && source->size == settings.source_size;
+    backend.plan_specular(settings, threads);
     out.input = reuse ? *source : backend.prepare_specular(env, settings.source_size, threads, split, cpu_copy);
     const SpecularInput& input = out.input;
     stage_progress::advance();

@@ -1,12 +1,14 @@
 #include "gpu_specular.h"
 
-#include "stage_progress.h"
-
+#include <future>
+#include <memory>
 #include <string>
+#include <tuple>
 
 #include "ggx.h"
 #include "gl_objects.h"
 #include "parallel.h"
+#include "stage_progress.h"
 
 namespace bake {
 
@@ -23,7 +25,39 @@ struct GpuSpecularPrefilter::Impl {
     }
     ComputePrograms& programs;
     GLuint texture = 0;
-    GlBuffer samples, output, bright;
+    GlBuffer output, bright;
+    // The levels' sample sets (index: level; 0 unused) for plan_key: made by plan() on other
+    // threads, uploaded once into samples[level] (uploaded_key).
+    struct SampleSet {
+        std::vector<float> packed;  // x, y, z, lod a sample
+        double weight = 0;          // Σ z
+    };
+    using PlanKey = std::tuple<int, int, int, double>;  // levels, samples, source size, lod bias
+    PlanKey plan_key{-1, 0, 0, 0.0}, uploaded_key{-1, 0, 0, 0.0};
+    std::shared_future<std::vector<SampleSet>> planned;
+    std::vector<std::unique_ptr<GlBuffer>> samples;
+    static PlanKey key_of(const SpecularSettings& settings, int source_size) {
+        return {settings.levels(), settings.samples, source_size, settings.lod_bias};
+    }
+    static std::vector<SampleSet> make_sets(const SpecularSettings& settings, int source_size, int threads) {
+        const int levels = settings.levels();
+        std::vector<SampleSet> sets(static_cast<std::size_t>(std::max(levels, 1)));
+        parallel_for(levels - 1, resolve_threads(threads, levels - 1), [&](int k) {
+            const int level = k + 1;
+            const auto set = specular_sample_set(specular_level_roughness(level, levels), specular_level_samples(settings.samples, level),
+                                                 source_size, settings.lod_bias);
+            SampleSet& out = sets[static_cast<std::size_t>(level)];
+            out.packed.assign(4 * set.size(), 0.0f);
+            for (std::size_t i = 0; i < set.size(); ++i) {
+                out.packed[4 * i] = set[i].x;
+                out.packed[4 * i + 1] = set[i].y;
+                out.packed[4 * i + 2] = set[i].z;
+                out.packed[4 * i + 3] = set[i].lod;
+                out.weight += set[i].z;
+            }
+        });
+        return sets;
+    }
     StageTimer timer, upload_timer;
     double last_ms = 0, last_upload_ms = 0;
     GLuint program() {
@@ -56,6 +90,16 @@ GpuSpecularPrefilter::GpuSpecularPrefilter(ComputePrograms& programs) : impl_(st
 GpuSpecularPrefilter::~GpuSpecularPrefilter() = default;
 
 void GpuSpecularPrefilter::prepare() { impl_->program(); }
+
+void GpuSpecularPrefilter::plan(const SpecularSettings& settings, int source_size, int threads) {
+    Impl& m = *impl_;
+    const Impl::PlanKey key = Impl::key_of(settings, source_size);
+    if (key == m.plan_key && m.planned.valid()) return;
+    m.plan_key = key;
+    m.planned = std::async(std::launch::async, [settings, source_size, threads] {
+                    return Impl::make_sets(settings, source_size, threads);
+                }).share();
+}
 
 std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const SpecularInput& input, const SpecularSettings& settings, int threads) {
     Impl& m = *impl_;
@@ -91,45 +135,38 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     }
     m.output.allocate(4 * std::max<std::size_t>(total, 1) * sizeof(float), nullptr, GL_STREAM_READ);
     m.output.bind(1);
-    // Each level's sample set and bright parts, made on the CPU's threads at once, not one level
-    // after another between the passes (the rough levels' sets have up to 65536 samples).
-    struct LevelPlan {
-        std::vector<float> packed, parts;
-        double weight = 0, inv_lobe = 0;
-    };
-    std::vector<LevelPlan> plans(static_cast<std::size_t>(std::max(levels, 1)));
-    parallel_for(levels - 1, resolve_threads(threads, levels - 1), [&](int k) {
-        const int level = k + 1;
-        LevelPlan& plan = plans[static_cast<std::size_t>(level)];
-        const double roughness = specular_level_roughness(level, levels);
-        const auto set = specular_sample_set(roughness, specular_level_samples(settings.samples, level), source_size,
-                                             settings.lod_bias);
-        plan.packed.assign(4 * set.size(), 0.0f);
-        for (std::size_t i = 0; i < set.size(); ++i) {
-            plan.packed[4 * i] = set[i].x;
-            plan.packed[4 * i + 1] = set[i].y;
-            plan.packed[4 * i + 2] = set[i].z;
-            plan.packed[4 * i + 3] = set[i].lod;
-            plan.weight += set[i].z;
+    // The sample sets (plan(): made while the source was, or by an earlier input), uploaded once
+    // for them; each level's bright parts (this input's) on the CPU's threads at once.
+    plan(settings, source_size, threads);
+    const std::vector<Impl::SampleSet>& sets = m.planned.get();
+    if (m.uploaded_key != m.plan_key) {
+        m.samples.clear();
+        m.samples.resize(static_cast<std::size_t>(levels));
+        for (int level = 1; level < levels; ++level) {
+            const std::vector<float>& packed = sets[static_cast<std::size_t>(level)].packed;
+            m.samples[static_cast<std::size_t>(level)] = std::make_unique<GlBuffer>();
+            m.samples[static_cast<std::size_t>(level)]->allocate(packed.size() * sizeof(float), packed.data());
         }
-        plan.parts = specular_bright_parts(input, roughness);
-        plan.inv_lobe = 1.0 / specular_lobe_integral(roughness * roughness);
+        m.uploaded_key = m.plan_key;
+    }
+    std::vector<std::vector<float>> parts(static_cast<std::size_t>(std::max(levels, 1)));
+    parallel_for(levels - 1, resolve_threads(threads, levels - 1), [&](int k) {
+        parts[static_cast<std::size_t>(k + 1)] = specular_bright_parts(input, specular_level_roughness(k + 1, levels));
     });
     for (int level = 1; level < levels; ++level) {
         const int n = settings.base_size >> level;
         const double roughness = specular_level_roughness(level, levels);
-        const LevelPlan& plan = plans[static_cast<std::size_t>(level)];
-        const std::vector<float>& packed = plan.packed;
-        const std::vector<float>& parts = plan.parts;
-        const double weight = plan.weight;
+        const Impl::SampleSet& set = sets[static_cast<std::size_t>(level)];
+        const std::vector<float>& packed = set.packed;
+        const std::vector<float>& level_parts = parts[static_cast<std::size_t>(level)];
+        const double weight = set.weight;
         // Re-specified each level: the driver keeps the previous store for the pass still reading it.
-        m.samples.allocate(packed.size() * sizeof(float), packed.data());
-        m.bright.allocate(parts.size() * sizeof(float), parts.empty() ? nullptr : parts.data());
-        m.samples.bind(0);
+        m.bright.allocate(level_parts.size() * sizeof(float), level_parts.empty() ? nullptr : level_parts.data());
+        m.samples[static_cast<std::size_t>(level)]->bind(0);
         m.bright.bind(2);
-        glUniform1ui(glGetUniformLocation(program, "u_bright_count"), static_cast<GLuint>(parts.size() / 8));
+        glUniform1ui(glGetUniformLocation(program, "u_bright_count"), static_cast<GLuint>(level_parts.size() / 8));
         glUniform1f(glGetUniformLocation(program, "u_alpha"), static_cast<float>(roughness * roughness));
-        glUniform1f(glGetUniformLocation(program, "u_inv_lobe"), static_cast<float>(plan.inv_lobe));
+        glUniform1f(glGetUniformLocation(program, "u_inv_lobe"), static_cast<float>(1.0 / specular_lobe_integral(roughness * roughness)));
         glUniform1ui(glGetUniformLocation(program, "u_size"), static_cast<GLuint>(n));
         glUniform1ui(glGetUniformLocation(program, "u_output_offset"), static_cast<GLuint>(first[static_cast<std::size_t>(level)]));
         glUniform1ui(glGetUniformLocation(program, "u_sample_count"), static_cast<GLuint>(packed.size() / 4));

@@ -24,6 +24,10 @@ public:
 
     // Compiles the program ahead of time.
     void prepare();
+    // Starts making the sample sets of `settings`' levels for a source of `source_size` on other
+    // threads (they depend on these alone: a batch makes them once); prefilter() takes them, or
+    // makes its own when its settings differ.
+    void plan(const SpecularSettings& settings, int source_size, int threads = 0);
     // input: prepare_specular_input(source); its capped mips go up as the texture.
     // threads: for the sample sets and bright parts made on the CPU (0: all cores).
     std::vector<CubeMap> prefilter(const SpecularInput& input, const SpecularSettings& settings, int threads = 0);
