@@ -178,6 +178,8 @@ TEST_CASE("GPU specular source: packed texels (RGBE, half) as the CPU expands th
     // sums, on either path (measured: 2e-15 of the map's peak), so the bound adds 1e-14 of the
     // peak there (the decoding is what this checks).
     check_source(gpu, random_packed_equirect(96, 48, TexelEncoding::Rgbe8, 7), 16, "random RGBE 96x48", 1e-14);
+    // Another map of the same size: the tables and buffers of the last one are kept, the texels not.
+    check_source(gpu, random_packed_equirect(96, 48, TexelEncoding::Rgbe8, 17), 16, "another random RGBE 96x48", 1e-14);
     check_source(gpu, random_packed_equirect(200, 100, TexelEncoding::Rgbe8, 8), 32, "random RGBE 200x100", 1e-14);
     check_source(gpu, random_packed_equirect(130, 64, TexelEncoding::Half, 9), 16, "random half 130x64", 1e-14);
 }

@@ -44,6 +44,7 @@ struct GpuSpecularSource::Impl {
     // The polar caps' work list (shaders/specular_source.comp, modes 1 and 2) for (size, width,
     // rings, pieces): items, cap texels, where the texels' list starts.
     int caps_for[4] = {0, 0, -1, 0};
+    int tables_for[3] = {0, 0, 0};  // upload(): the grid, solid angles, constants and chains' buffer made for (width, height, size)
     int cap_item_count = 0, cap_texel_count = 0, cap_rings = 0;
     int split_rings = -1, split_pieces = 32;  // set_cap_split
     GLuint texel_buffer = 0;  // the projector's single tile, or `texels`
@@ -210,28 +211,35 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
         glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), data);
         m.texel_buffer = m.texels.id;
     }
-    const std::vector<double> grid = equirect_source_grid(env.width(), env.height());
-    m.grid.allocate(grid.size() * sizeof(double), grid.data());
-    std::vector<double> omega(static_cast<std::size_t>(size) * size);
-    parallel_for(size, resolve_threads(threads, size), [&](int r) {
-        for (int c = 0; c < size; ++c) omega[static_cast<std::size_t>(r) * size + c] = cube_texel_solid_angle(r, c, size);
-    });
-    // Room for every mip level's solid angles after the source's (average_resident writes them).
-    m.omega.allocate(level_floats_before(size, 0) / 36 * sizeof(double), nullptr);
-    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(omega.size() * sizeof(double)), omega.data());
-    // The shader's non-dyadic double constants (shaders/specular_source.comp), so that no
-    // compiler's handling of double literals can round them.
-    {
-        constexpr double kPi = 3.14159265358979323846;
-        std::vector<double> c = {kPi, kPi / 2, 2 * kPi};
-        for (int k = 0; k <= 8; ++k) c.push_back(std::atan(k / 8.0));
-        for (int k = 3; k <= 15; k += 2) c.push_back(1.0 / k);
-        for (double w : {0.2126, 0.7152, 0.0722}) c.push_back(w);
-        m.constants.allocate(c.size() * sizeof(double), c.data());
+    // The tables depend on the input's size and the cube's alone: a batch of maps of one size sends
+    // them once, and keeps the chains' buffer (50 MB for a 512 cube: re-specifying it cost the driver).
+    const int key[3] = {env.width(), env.height(), size};
+    if (!std::equal(key, key + 3, m.tables_for)) {
+        const std::vector<double> grid = equirect_source_grid(env.width(), env.height());
+        m.grid.allocate(grid.size() * sizeof(double), grid.data());
+        std::vector<double> omega(static_cast<std::size_t>(size) * size);
+        parallel_for(size, resolve_threads(threads, size), [&](int r) {
+            for (int c = 0; c < size; ++c) omega[static_cast<std::size_t>(r) * size + c] = cube_texel_solid_angle(r, c, size);
+        });
+        // Room for every mip level's solid angles after the source's (average_resident writes them).
+        m.omega.allocate(level_floats_before(size, 0) / 36 * sizeof(double), nullptr);
+        glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(omega.size() * sizeof(double)), omega.data());
+        // The shader's non-dyadic double constants (shaders/specular_source.comp), so that no
+        // compiler's handling of double literals can round them.
+        {
+            constexpr double kPi = 3.14159265358979323846;
+            std::vector<double> c = {kPi, kPi / 2, 2 * kPi};
+            for (int k = 0; k <= 8; ++k) c.push_back(std::atan(k / 8.0));
+            for (int k = 3; k <= 15; k += 2) c.push_back(1.0 / k);
+            for (double w : {0.2126, 0.7152, 0.0722}) c.push_back(w);
+            m.constants.allocate(c.size() * sizeof(double), c.data());
+        }
+        // Both cubes and all their mips (average_resident; average() reads back level 0).
+        m.output.allocate(level_floats_before(size, 0) * sizeof(float), nullptr, GL_DYNAMIC_COPY);
+        std::fill(m.tables_for, m.tables_for + 3, 0);  // kept only once made without a GL error
     }
-    // Both cubes and all their mips (average_resident; average() reads back level 0).
-    m.output.allocate(level_floats_before(size, 0) * sizeof(float), nullptr, GL_DYNAMIC_COPY);
     check_gl("uploading the specular source's input");
+    std::copy(key, key + 3, m.tables_for);
     glFinish();
     m.last_upload_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     m.uploaded = data;
