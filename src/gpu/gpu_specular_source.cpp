@@ -40,7 +40,8 @@ struct GpuSpecularSource::Impl {
     explicit Impl(GpuProjector& p) : projector(p), programs(p.programs()) {}
     GpuProjector& projector;
     ComputePrograms& programs;
-    GlBuffer texels, grid, omega, output, readback, constants, status, cap_items, partials;
+    GlBuffer texels, grid, omega, output, readback, constants, status, cap_items, partials, texel_bases, edge_sums;
+    bool by_edges = true;  // set_by_edges
     // The polar caps' work list (shaders/specular_source.comp, modes 1 and 2) for (size, width,
     // rings, pieces): items, cap texels, where the texels' list starts.
     int caps_for[4] = {0, 0, -1, 0};
@@ -129,7 +130,11 @@ GpuSpecularSource::GpuSpecularSource(GpuProjector& projector) : impl_(std::make_
     const char* rings = std::getenv("BAKE_SOURCE_CAP_RINGS");
     const char* pieces = std::getenv("BAKE_SOURCE_CAP_PIECES");
     if (rings || pieces) set_cap_split(rings ? std::atoi(rings) : -1, pieces ? std::atoi(pieces) : 32);
+    // BAKE_SOURCE_EDGES=0: every texel walks its own edges (set_by_edges(false)).
+    if (const char* edges = std::getenv("BAKE_SOURCE_EDGES")) set_by_edges(std::atoi(edges) != 0);
 }
+
+void GpuSpecularSource::set_by_edges(bool on) { impl_->by_edges = on; }
 
 void GpuSpecularSource::set_cap_split(int rings, int pieces) {
     impl_->split_rings = rings;
@@ -299,14 +304,47 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
         glDispatchCompute(linear_groups(m.cap_item_count), 1, 1);
     }
     const GLuint groups = static_cast<GLuint>((size + static_cast<int>(kGroup) - 1) / static_cast<int>(kGroup));
-    glUniform1i(mode, 0);
-    glDispatchCompute(groups, groups, 6);
+    // The rest by their edges (modes 3 to 5: each edge inside a face walked once for both of its
+    // texels), else each texel by itself (mode 0).
+    const std::size_t edges = 2 * static_cast<std::size_t>(size) * (size + 1);
+    const std::size_t edge_groups = (edges + 63) / 64;
+    const GLuint edge_x = static_cast<GLuint>(std::min<std::size_t>(edge_groups, static_cast<std::size_t>(m.max_groups[0])));
+    const GLuint edge_y = static_cast<GLuint>((edge_groups + edge_x - 1) / edge_x);
+    const bool by_edges = m.by_edges && edge_x > 0 && edge_y <= static_cast<GLuint>(m.max_groups[1]);
+    if (by_edges) {
+        const std::size_t base_bytes = 6 * static_cast<std::size_t>(size) * size * sizeof(GLint);
+        if (m.texel_bases.size < base_bytes) m.texel_bases.allocate(base_bytes, nullptr, GL_DYNAMIC_COPY);
+        if (m.edge_sums.size < 12 * edges * sizeof(double)) m.edge_sums.allocate(12 * edges * sizeof(double), nullptr, GL_DYNAMIC_COPY);
+        m.texel_bases.bind(5);
+        glUniform1i(mode, 3);
+        glDispatchCompute(groups, groups, 6);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    } else {
+        glUniform1i(mode, 0);
+        glDispatchCompute(groups, groups, 6);
+    }
     if (m.cap_item_count > 0) {
+        m.cap_items.bind(5);
+        m.partials.bind(6);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         glUniform1i(mode, 2);
         glUniform1i(items, m.cap_texel_count);
         glUniform1i(glGetUniformLocation(program, "u_list_at"), 3 * m.cap_item_count);
         glDispatchCompute(linear_groups(m.cap_texel_count), 1, 1);
+    }
+    if (by_edges) {
+        m.texel_bases.bind(5);
+        m.edge_sums.bind(6);
+        const GLint face_uniform = glGetUniformLocation(program, "u_face");
+        for (int face = 0; face < 6; ++face) {
+            glUniform1i(face_uniform, face);
+            glUniform1i(mode, 4);
+            glDispatchCompute(edge_x, edge_y, 1);
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+            glUniform1i(mode, 5);
+            glDispatchCompute(groups, groups, 1);
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the next face's edges reuse edge_sums
+        }
     }
     m.timer.end();
     check_gl("the specular source pass");
