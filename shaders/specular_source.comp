@@ -43,6 +43,13 @@
 //      e0 (t_k = its t0) or e1 (s_k = its s1) it is, sign +1; side b: e2 or e3, sign -1), no side
 //      for a texel of the caps or of another face (whose own face walks that edge);
 //   5  one invocation a texel of face u_face outside the caps: its four edges' sums, e0 e1 e2 e3.
+//
+// Mode 4 is its own program (EDGE_WALK 1: main does nothing else), the others another (EDGE_WALK 0):
+// one program for all modes kept the two-sided walk's registers in the per-texel walk too, and
+// made both several times slower on NVIDIA (driver 580: bench/results/h200-issue19-caps/round5.txt).
+#ifndef EDGE_WALK
+#define EDGE_WALK 0
+#endif
 layout(local_size_x = 8, local_size_y = 8) in;
 
 layout(std430, binding = 0) readonly buffer Texels { uint texel_words[]; };
@@ -279,10 +286,16 @@ void column_piece(int base, bool south, int row, int col, double dphi, double ar
     out_full += column_sign * sum_full * dphi + own_full * local;
     out_capped += column_sign * sum_capped * dphi + own_capped * local;
 }
+#if EDGE_WALK
 void add_piece(int row, int col, double dphi, double area) {
     if (g_side_a) column_piece(g_base, g_south, row, col, dphi, area, g_out_full, g_out_capped);
     if (g_side_b) column_piece(g_base_b, g_south_b, row, col, -dphi, -area, g_out_full_b, g_out_capped_b);
 }
+#else
+void add_piece(int row, int col, double dphi, double area) {
+    column_piece(g_base, g_south, row, col, dphi, area, g_out_full, g_out_capped);
+}
+#endif
 
 // The arc a -> b (h monotone along it; plane normal m) cut at the input's row and column
 // boundaries in travel order (specular_source.cpp's monotone_arc_pieces, with the two lists of
@@ -505,6 +518,7 @@ bool is_cap(int face, int row, int col) {
     return (face == 2 || face == 3) && abs(2 * row + 1 - u_size) / 2 < u_cap_rings && abs(2 * col + 1 - u_size) / 2 < u_cap_rings;
 }
 
+#if EDGE_WALK
 // Mode 4: edge e of face u_face as texel_arcs makes a texel's edge (the same corners, normal and
 // highest point, so the same pieces), its sides' bases from mode 3. False when no side needs it
 // (both of the caps, or of other faces) or the edge lies on a meridian (dφ = 0 along it).
@@ -584,6 +598,7 @@ bool edge_arcs(int e, int face) {
     for (int j = 0; j < (cut < 0 ? 2 : 3); ++j) set_pt(j, arc_point(vec_at(j)));
     return true;
 }
+#endif
 
 // The column crossings of arc pa -> pb as monotone_arc makes them: meridians j0..j1 (none when
 // j0 > j1), in the direction jstep.
@@ -635,6 +650,7 @@ void write_average(int face, int row, int col, dvec3 full, dvec3 capped, bool fa
 void main() {
     const int n = u_size;
     const int index = int(gl_WorkGroupID.x) * 64 + int(gl_LocalInvocationIndex);  // modes 1 and 2
+#if !EDGE_WALK
     if (u_mode == 2) {
         if (index >= u_items) return;
         const int at = u_list_at + 3 * index;
@@ -674,17 +690,21 @@ void main() {
         write_average(face, row, col, full, capped, failed, div_d(1.0LF, texel_omega[row * n + col]));
         return;
     }
+#endif
     int face, row, col, chunk = 0, chunks = 1;
     const int edge = (int(gl_WorkGroupID.y) * int(gl_NumWorkGroups.x) + int(gl_WorkGroupID.x)) * 64 + int(gl_LocalInvocationIndex);
     double inv = 0.0LF;
-    if (u_mode == 4) {
-        if (edge >= 2 * n * (n + 1)) return;
-        face = u_face;
-        if (!edge_arcs(edge, face)) {
-            for (int k = 0; k < 12; ++k) edge_sums[12 * edge + k] = 0.0LF;
-            return;
-        }
-    } else if (u_mode == 1) {
+#if EDGE_WALK
+    const int mode = 4;
+    if (edge >= 2 * n * (n + 1)) return;
+    face = u_face;
+    if (!edge_arcs(edge, face)) {
+        for (int k = 0; k < 12; ++k) edge_sums[12 * edge + k] = 0.0LF;
+        return;
+    }
+#else
+    const int mode = u_mode;
+    if (u_mode == 1) {
         if (index >= u_items) return;
         const int texel = cap_items[3 * index];
         chunk = cap_items[3 * index + 1];
@@ -699,10 +719,11 @@ void main() {
         if (col >= n || row >= n) return;
         if (is_cap(face, row, col)) return;  // mode 1's
     }
-    if (u_mode != 4) inv = texel_arcs(face, row, col, true);
+    inv = texel_arcs(face, row, col, true);
+#endif
     // The segments this invocation takes: all (mode 0: one an arc, never cut), or its chunk's.
     int lo = 0, hi = 1 << 30;
-    if (u_mode == 1) {
+    if (mode == 1) {
         int total = 0;
         for (int i = 0; i < g_arc_count; ++i) {
             int j0, j1, jstep;
@@ -718,17 +739,18 @@ void main() {
         const ArcPoint pa = pt_at(g_arcs[i].x), pb = pt_at(g_arcs[i].y);
         const dvec3 m = vec_at(kNormals + i);
         int j0 = 1, j1 = 0, jstep = 1;
-        if (u_mode == 1) arc_columns(pa, pb, j0, j1, jstep);
+        if (mode == 1) arc_columns(pa, pb, j0, j1, jstep);
         const int segments = max(0, j1 - j0 + 1) + 1;
         const int first = max(lo - offset, 0), end = min(hi - offset, segments);
         if (first < end) monotone_arc(arc_cut(pa, pb, m, first, j0, j1, jstep), arc_cut(pa, pb, m, end, j0, j1, jstep), m, g_signs[i]);
         offset += segments;
     }
-    if (u_mode == 0) {
+    if (mode == 0) {
         write_average(face, row, col, g_out_full, g_out_capped, g_failed, inv);
         return;
     }
-    if (u_mode == 4) {
+#if EDGE_WALK
+    if (mode == 4) {
         // No array of the four sums (see "No local arrays of doubles").
         const dvec3 nan = dvec3(packDouble2x32(uvec2(0u, 0x7ff80000u)));
         const int o = 12 * edge;
@@ -748,6 +770,7 @@ void main() {
         edge_sums[o + 11] = capped_b.z;
         return;
     }
+#endif
     const int o = 7 * index;
     partials[o] = g_out_full.x;
     partials[o + 1] = g_out_full.y;

@@ -52,7 +52,7 @@ struct GpuSpecularSource::Impl {
     StageTimer timer, mips_timer, texture_timer;
     double last_mips_gpu_ms = 0, last_texture_gpu_ms = 0;
     double last_ms = 0, last_upload_ms = 0, last_program_ms = 0, last_read_ms = 0, last_map_ms = 0;
-    GLuint program = 0;
+    GLuint program = 0, edge_program = 0;  // shaders/specular_source.comp: modes 0-3 and 5; mode 4
     // average_resident's chains: generation (0: none), face size, cubes in `output` (1 or 2), the
     // prefilter's texture.
     std::uint64_t generation = 0, last_generation = 0;
@@ -195,7 +195,9 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     const unsigned format = !env.is_packed() ? 0u : env.packed.encoding == TexelEncoding::Rgbe8 ? 1u : 2u;
     using Clock = std::chrono::steady_clock;
     const auto program_start = Clock::now();
-    m.program = m.programs.get("specular_source.comp", "#define SH_ORDER 1\n#define TEXEL_FORMAT " + std::to_string(format) + "\n");
+    const std::string defines = "#define SH_ORDER 1\n#define TEXEL_FORMAT " + std::to_string(format) + "\n";
+    m.program = m.programs.get("specular_source.comp", defines);
+    m.edge_program = m.by_edges ? m.programs.get("specular_source.comp", defines + "#define EDGE_WALK 1\n") : 0;
     m.last_program_ms = std::chrono::duration<double, std::milli>(Clock::now() - program_start).count();
     clear_stale_errors();
     const auto start = Clock::now();
@@ -310,7 +312,7 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
     const std::size_t edge_groups = (edges + 63) / 64;
     const GLuint edge_x = static_cast<GLuint>(std::min<std::size_t>(edge_groups, static_cast<std::size_t>(m.max_groups[0])));
     const GLuint edge_y = static_cast<GLuint>((edge_groups + edge_x - 1) / edge_x);
-    const bool by_edges = m.by_edges && edge_x > 0 && edge_y <= static_cast<GLuint>(m.max_groups[1]);
+    const bool by_edges = m.by_edges && m.edge_program != 0 && edge_x > 0 && edge_y <= static_cast<GLuint>(m.max_groups[1]);
     if (by_edges) {
         const std::size_t base_bytes = 6 * static_cast<std::size_t>(size) * size * sizeof(GLint);
         if (m.texel_bases.size < base_bytes) m.texel_bases.allocate(base_bytes, nullptr, GL_DYNAMIC_COPY);
@@ -335,12 +337,23 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
     if (by_edges) {
         m.texel_bases.bind(5);
         m.edge_sums.bind(6);
-        const GLint face_uniform = glGetUniformLocation(program, "u_face");
+        // The edge program's uniforms (a program keeps its own).
+        const GLuint edges_program = m.edge_program;
+        glUseProgram(edges_program);
+        glUniform1i(glGetUniformLocation(edges_program, "u_size"), size);
+        glUniform1i(glGetUniformLocation(edges_program, "u_width"), env.width());
+        glUniform1i(glGetUniformLocation(edges_program, "u_height"), env.height());
+        glUniform1i(glGetUniformLocation(edges_program, "u_capping"), capping ? 1 : 0);
+        glUniform1d(glGetUniformLocation(edges_program, "u_threshold"), capping ? cap.threshold : 0.0);
+        glUniform1i(glGetUniformLocation(edges_program, "u_cap_rings"), m.cap_rings);
+        const GLint edge_face = glGetUniformLocation(edges_program, "u_face"), sums_face = glGetUniformLocation(program, "u_face");
         for (int face = 0; face < 6; ++face) {
-            glUniform1i(face_uniform, face);
-            glUniform1i(mode, 4);
+            glUseProgram(edges_program);
+            glUniform1i(edge_face, face);
             glDispatchCompute(edge_x, edge_y, 1);
             glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+            glUseProgram(program);
+            glUniform1i(sums_face, face);
             glUniform1i(mode, 5);
             glDispatchCompute(groups, groups, 1);
             glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the next face's edges reuse edge_sums
