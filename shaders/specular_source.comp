@@ -44,11 +44,18 @@
 //      for a texel of the caps or of another face (whose own face walks that edge);
 //   5  one invocation a texel of face u_face outside the caps: its four edges' sums, e0 e1 e2 e3.
 //
-// Mode 4 is its own program (EDGE_WALK 1: main does nothing else), the others another (EDGE_WALK 0):
-// one program for all modes kept the two-sided walk's registers in the per-texel walk too, and
-// made both several times slower on NVIDIA (driver 580: bench/results/h200-issue19-caps/round5.txt).
+// Modes 3, 4 and 5 are each their own program (TEXEL_BASES, EDGE_WALK, EDGE_TOTALS 1: main does
+// nothing else), modes 0 to 2 another: in one program, modes 3 and 5 alone made the per-texel walk
+// 5x slower on NVIDIA (driver 580: 19 -> 108 ms at 4k; bench/results/h200-issue19-caps/round5.txt,
+// round6.txt, variants/variants.txt).
 #ifndef EDGE_WALK
 #define EDGE_WALK 0
+#endif
+#ifndef TEXEL_BASES  // mode 3's program
+#define TEXEL_BASES 0
+#endif
+#ifndef EDGE_TOTALS  // mode 5's program
+#define EDGE_TOTALS 0
 #endif
 layout(local_size_x = 8, local_size_y = 8) in;
 
@@ -649,28 +656,12 @@ void write_average(int face, int row, int col, dvec3 full, dvec3 capped, bool fa
 // from few places, which keeps the program small.
 void main() {
     const int n = u_size;
-    const int index = int(gl_WorkGroupID.x) * 64 + int(gl_LocalInvocationIndex);  // modes 1 and 2
-#if !EDGE_WALK
-    if (u_mode == 2) {
-        if (index >= u_items) return;
-        const int at = u_list_at + 3 * index;
-        const int texel = cap_items[at], first = cap_items[at + 1], count = cap_items[at + 2];
-        dvec3 full = dvec3(0.0LF), capped = dvec3(0.0LF);
-        bool failed = false;
-        for (int i = first; i < first + count; ++i) {
-            full += dvec3(partials[7 * i], partials[7 * i + 1], partials[7 * i + 2]);
-            capped += dvec3(partials[7 * i + 3], partials[7 * i + 4], partials[7 * i + 5]);
-            failed = failed || partials[7 * i + 6] != 0.0LF;
-        }
-        const int col = texel % n, row = (texel / n) % n, face = texel / (n * n);
-        write_average(face, row, col, full, capped, failed, div_d(1.0LF, texel_omega[row * n + col]));
-        return;
-    }
-    if (u_mode == 3 || u_mode == 5) {
+#if TEXEL_BASES || EDGE_TOTALS
+    {
         const int col = int(gl_GlobalInvocationID.x), row = int(gl_GlobalInvocationID.y);
-        const int face = u_mode == 3 ? int(gl_GlobalInvocationID.z) : u_face;
+        const int face = TEXEL_BASES != 0 ? int(gl_GlobalInvocationID.z) : u_face;
         if (col >= n || row >= n) return;
-        if (u_mode == 3) {
+        if (TEXEL_BASES != 0) {
             texel_arcs(face, row, col, false);
             texel_bases[(face * n + row) * n + col] = g_base | (g_south ? 0x40000000 : 0);
             return;
@@ -687,6 +678,24 @@ void main() {
             capped += dvec3(edge_sums[at[k] + 3], edge_sums[at[k] + 4], edge_sums[at[k] + 5]);
         }
         const bool failed = any(isnan(full)) || any(isnan(capped));
+        write_average(face, row, col, full, capped, failed, div_d(1.0LF, texel_omega[row * n + col]));
+        return;
+    }
+#else
+    const int index = int(gl_WorkGroupID.x) * 64 + int(gl_LocalInvocationIndex);  // modes 1 and 2
+#if !EDGE_WALK
+    if (u_mode == 2) {
+        if (index >= u_items) return;
+        const int at = u_list_at + 3 * index;
+        const int texel = cap_items[at], first = cap_items[at + 1], count = cap_items[at + 2];
+        dvec3 full = dvec3(0.0LF), capped = dvec3(0.0LF);
+        bool failed = false;
+        for (int i = first; i < first + count; ++i) {
+            full += dvec3(partials[7 * i], partials[7 * i + 1], partials[7 * i + 2]);
+            capped += dvec3(partials[7 * i + 3], partials[7 * i + 4], partials[7 * i + 5]);
+            failed = failed || partials[7 * i + 6] != 0.0LF;
+        }
+        const int col = texel % n, row = (texel / n) % n, face = texel / (n * n);
         write_average(face, row, col, full, capped, failed, div_d(1.0LF, texel_omega[row * n + col]));
         return;
     }
@@ -779,4 +788,5 @@ void main() {
     partials[o + 4] = g_out_capped.y;
     partials[o + 5] = g_out_capped.z;
     partials[o + 6] = g_failed ? 1.0LF : 0.0LF;
+#endif
 }

@@ -52,7 +52,8 @@ struct GpuSpecularSource::Impl {
     StageTimer timer, mips_timer, texture_timer;
     double last_mips_gpu_ms = 0, last_texture_gpu_ms = 0;
     double last_ms = 0, last_upload_ms = 0, last_program_ms = 0, last_read_ms = 0, last_map_ms = 0;
-    GLuint program = 0, edge_program = 0;  // shaders/specular_source.comp: modes 0-3 and 5; mode 4
+    // shaders/specular_source.comp's programs: modes 0 to 2; modes 3, 4 and 5 (by edges).
+    GLuint program = 0, bases_program = 0, edge_program = 0, totals_program = 0;
     // average_resident's chains: generation (0: none), face size, cubes in `output` (1 or 2), the
     // prefilter's texture.
     std::uint64_t generation = 0, last_generation = 0;
@@ -197,7 +198,12 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     const auto program_start = Clock::now();
     const std::string defines = "#define SH_ORDER 1\n#define TEXEL_FORMAT " + std::to_string(format) + "\n";
     m.program = m.programs.get("specular_source.comp", defines);
-    m.edge_program = m.by_edges ? m.programs.get("specular_source.comp", defines + "#define EDGE_WALK 1\n") : 0;
+    m.edge_program = m.bases_program = m.totals_program = 0;
+    if (m.by_edges) {
+        m.bases_program = m.programs.get("specular_source.comp", defines + "#define TEXEL_BASES 1\n");
+        m.edge_program = m.programs.get("specular_source.comp", defines + "#define EDGE_WALK 1\n");
+        m.totals_program = m.programs.get("specular_source.comp", defines + "#define EDGE_TOTALS 1\n");
+    }
     m.last_program_ms = std::chrono::duration<double, std::milli>(Clock::now() - program_start).count();
     clear_stale_errors();
     const auto start = Clock::now();
@@ -269,11 +275,16 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
     m.output.bind(3);
     m.constants.bind(4);
     const bool capping = std::isfinite(cap.threshold);
-    glUniform1i(glGetUniformLocation(program, "u_size"), size);
-    glUniform1i(glGetUniformLocation(program, "u_width"), env.width());
-    glUniform1i(glGetUniformLocation(program, "u_height"), env.height());
-    glUniform1i(glGetUniformLocation(program, "u_capping"), capping ? 1 : 0);
-    glUniform1d(glGetUniformLocation(program, "u_threshold"), capping ? cap.threshold : 0.0);
+    // The uniforms every program of the pass reads (a program keeps its own); u_cap_rings once known.
+    auto common_uniforms = [&](GLuint p) {
+        glUseProgram(p);
+        glUniform1i(glGetUniformLocation(p, "u_size"), size);
+        glUniform1i(glGetUniformLocation(p, "u_width"), env.width());
+        glUniform1i(glGetUniformLocation(p, "u_height"), env.height());
+        glUniform1i(glGetUniformLocation(p, "u_capping"), capping ? 1 : 0);
+        glUniform1d(glGetUniformLocation(p, "u_threshold"), capping ? cap.threshold : 0.0);
+        glUniform1i(glGetUniformLocation(p, "u_cap_rings"), m.cap_rings);
+    };
     // The polar caps' work list (kept while size, width and the split are the same).
     const int rings = std::min(m.split_rings >= 0 ? m.split_rings : auto_cap_rings(env.width()), (size + 1) / 2);
     const int key[4] = {size, env.width(), rings, m.split_pieces};
@@ -291,7 +302,8 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
         }
         std::copy(key, key + 4, m.caps_for);
     }
-    glUniform1i(glGetUniformLocation(program, "u_cap_rings"), m.cap_rings);
+    for (GLuint p : {m.bases_program, m.edge_program, m.totals_program, program})  // `program` last: in use below
+        if (p) common_uniforms(p);
     const GLint mode = glGetUniformLocation(program, "u_mode"), items = glGetUniformLocation(program, "u_items");
     auto linear_groups = [](int n) { return static_cast<GLuint>((n + 63) / 64); };  // 64 invocations a group
     m.timer.reset();
@@ -312,14 +324,15 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
     const std::size_t edge_groups = (edges + 63) / 64;
     const GLuint edge_x = static_cast<GLuint>(std::min<std::size_t>(edge_groups, static_cast<std::size_t>(m.max_groups[0])));
     const GLuint edge_y = static_cast<GLuint>((edge_groups + edge_x - 1) / edge_x);
-    const bool by_edges = m.by_edges && m.edge_program != 0 && edge_x > 0 && edge_y <= static_cast<GLuint>(m.max_groups[1]);
+    const bool by_edges = m.by_edges && m.edge_program != 0 && m.bases_program != 0 && m.totals_program != 0 && edge_x > 0 && edge_y <= static_cast<GLuint>(m.max_groups[1]);
     if (by_edges) {
         const std::size_t base_bytes = 6 * static_cast<std::size_t>(size) * size * sizeof(GLint);
         if (m.texel_bases.size < base_bytes) m.texel_bases.allocate(base_bytes, nullptr, GL_DYNAMIC_COPY);
         if (m.edge_sums.size < 12 * edges * sizeof(double)) m.edge_sums.allocate(12 * edges * sizeof(double), nullptr, GL_DYNAMIC_COPY);
         m.texel_bases.bind(5);
-        glUniform1i(mode, 3);
+        glUseProgram(m.bases_program);
         glDispatchCompute(groups, groups, 6);
+        glUseProgram(program);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     } else {
         glUniform1i(mode, 0);
@@ -337,27 +350,18 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
     if (by_edges) {
         m.texel_bases.bind(5);
         m.edge_sums.bind(6);
-        // The edge program's uniforms (a program keeps its own).
-        const GLuint edges_program = m.edge_program;
-        glUseProgram(edges_program);
-        glUniform1i(glGetUniformLocation(edges_program, "u_size"), size);
-        glUniform1i(glGetUniformLocation(edges_program, "u_width"), env.width());
-        glUniform1i(glGetUniformLocation(edges_program, "u_height"), env.height());
-        glUniform1i(glGetUniformLocation(edges_program, "u_capping"), capping ? 1 : 0);
-        glUniform1d(glGetUniformLocation(edges_program, "u_threshold"), capping ? cap.threshold : 0.0);
-        glUniform1i(glGetUniformLocation(edges_program, "u_cap_rings"), m.cap_rings);
-        const GLint edge_face = glGetUniformLocation(edges_program, "u_face"), sums_face = glGetUniformLocation(program, "u_face");
+        const GLint edge_face = glGetUniformLocation(m.edge_program, "u_face"), totals_face = glGetUniformLocation(m.totals_program, "u_face");
         for (int face = 0; face < 6; ++face) {
-            glUseProgram(edges_program);
+            glUseProgram(m.edge_program);
             glUniform1i(edge_face, face);
             glDispatchCompute(edge_x, edge_y, 1);
             glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-            glUseProgram(program);
-            glUniform1i(sums_face, face);
-            glUniform1i(mode, 5);
+            glUseProgram(m.totals_program);
+            glUniform1i(totals_face, face);
             glDispatchCompute(groups, groups, 1);
             glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the next face's edges reuse edge_sums
         }
+        glUseProgram(program);
     }
     m.timer.end();
     check_gl("the specular source pass");
