@@ -32,31 +32,6 @@
 //      writes its sums to `partials`;
 //   2  one invocation a cap texel: its items' sums added in item order, divided by its solid angle.
 // The sums differ from mode 0's only in the order of addition (double rounding).
-//
-// The texels outside the caps by their edges (modes 3 to 5, the host's default; mode 0 walks each
-// texel's four edges itself, so every edge inside a face is walked twice, once for each texel it
-// bounds, and the walk's crossings and arctangents are most of the pass):
-//   3  one invocation a texel (8 x 8 a group over (col, row, face)): its column sums' base;
-//   4  one invocation an edge of face u_face (64 a group; the (n + 1) n edges at t_k, s increasing,
-//      then the n (n + 1) at s_k, t increasing: the texels' own canonical directions): the edge's
-//      pieces added for the texel on each side with that texel's base (side a: the texel whose
-//      e0 (t_k = its t0) or e1 (s_k = its s1) it is, sign +1; side b: e2 or e3, sign -1), no side
-//      for a texel of the caps or of another face (whose own face walks that edge);
-//   5  one invocation a texel of face u_face outside the caps: its four edges' sums, e0 e1 e2 e3.
-//
-// Modes 3, 4 and 5 are each their own program (TEXEL_BASES, EDGE_WALK, EDGE_TOTALS 1: main does
-// nothing else), modes 0 to 2 another: in one program, modes 3 and 5 alone made the per-texel walk
-// 5x slower on NVIDIA (driver 580: 19 -> 108 ms at 4k; bench/results/h200-issue19-caps/round5.txt,
-// round6.txt, variants/variants.txt).
-#ifndef EDGE_WALK
-#define EDGE_WALK 0
-#endif
-#ifndef TEXEL_BASES  // mode 3's program
-#define TEXEL_BASES 0
-#endif
-#ifndef EDGE_TOTALS  // mode 5's program
-#define EDGE_TOTALS 0
-#endif
 layout(local_size_x = 8, local_size_y = 8) in;
 
 layout(std430, binding = 0) readonly buffer Texels { uint texel_words[]; };
@@ -75,15 +50,9 @@ uniform int u_mode;       // 0, 1, 2: above
 uniform int u_cap_rings;  // the caps' rings (0: no caps)
 uniform int u_items;      // mode 1: work items; mode 2: cap texels
 uniform int u_list_at;    // mode 2: where the cap texels' list starts in cap_items
-uniform int u_face;       // modes 4 and 5: the face
 // Mode 1: per item (texel index (face·n + row)·n + col, chunk, chunks); mode 2, from u_list_at:
 // per cap texel (texel index, its first item, its items).
-layout(std430, binding = 5) buffer CapItems { int cap_items[]; };
-// Modes 3 to 5 bind binding 5 to the texels' column-sum bases (mode 3 writes, 4 reads: the base
-// row, | 1 << 30 for a south base) and binding 6 to the edges' sums of one face (mode 4 writes, 5
-// reads: per edge, side a's full and capped sums, then side b's; NaN where a walk failed).
-#define texel_bases cap_items
-#define edge_sums partials
+layout(std430, binding = 5) readonly buffer CapItems { int cap_items[]; };
 // Per item: the full sums (rgb), the capped sums (rgb), failed (0 or 1).
 layout(std430, binding = 6) buffer Partials { double partials[]; };
 
@@ -255,13 +224,10 @@ double arc_key(double c, double s) { return c >= 0.0LF ? s : 2.0LF - s; }
 
 // ---- One texel's integral ----------------------------------------------------------------------
 
-// The texel's state: the column sums' base row, north or south, the sums, a failure flag; mode 4
-// walks an edge for the texels on both of its sides: side a (the edge's sign +1 for it) and side b
-// (sign -1), each with its own base (g_base_b, g_south_b, g_out_*_b).
-int g_base, g_base_b;
-bool g_south, g_south_b;
-bool g_side_a, g_side_b;
-dvec3 g_out_full, g_out_capped, g_out_full_b, g_out_capped_b;  // not arrays: see "No local arrays of doubles" above main()
+// The texel's state: the column sums' base row, north or south, the sums, a failure flag.
+int g_base;
+bool g_south;
+dvec3 g_out_full, g_out_capped;  // not arrays: see "No local arrays of doubles" above main()
 bool g_failed;
 
 // A piece inside input texel (row, col): Δφ and ∫h dφ along it (signed for the edge's direction).
@@ -269,14 +235,14 @@ bool g_failed;
 // and the piece's row (subtracted for a piece above the base row, which the CPU's base, the lowest
 // row any piece touches, never has; this one can, by a row, where the texel's highest point lies
 // on a row boundary), then the piece's own texel. South: F = -∫_{-1}^h L from the south pole.
-void column_piece(int base, bool south, int row, int col, double dphi, double area, inout dvec3 out_full, inout dvec3 out_capped) {
-    const int step = south ? -1 : 1;
-    const bool above = !south && row < base;
-    const double local = (south ? top_at(row + 1) : top_at(row)) * dphi - area;
-    const double column_sign = south ? -1.0LF : 1.0LF, walk_sign = above ? -1.0LF : 1.0LF;
+void add_piece(int row, int col, double dphi, double area) {
+    const int step = g_south ? -1 : 1;
+    const bool above = !g_south && row < g_base;
+    const double local = (g_south ? top_at(row + 1) : top_at(row)) * dphi - area;
+    const double column_sign = g_south ? -1.0LF : 1.0LF, walk_sign = above ? -1.0LF : 1.0LF;
     // Rows summed: [base, row) north, (row, base] south, [row, base) above (subtracted); the
     // walk ends on the piece's row (or, above, on the base row, not summed).
-    const int first = above ? row : base, end = above ? base : row;
+    const int first = above ? row : g_base, end = above ? g_base : row;
     dvec3 sum_full = dvec3(0.0LF), sum_capped = dvec3(0.0LF), own_full = dvec3(0.0LF), own_capped = dvec3(0.0LF);
     for (int r = first;; r += step) {
         dvec3 l_full, l_capped;
@@ -290,19 +256,9 @@ void column_piece(int base, bool south, int row, int col, double dphi, double ar
         sum_full += l_full * dh;
         sum_capped += l_capped * dh;
     }
-    out_full += column_sign * sum_full * dphi + own_full * local;
-    out_capped += column_sign * sum_capped * dphi + own_capped * local;
+    g_out_full += column_sign * sum_full * dphi + own_full * local;
+    g_out_capped += column_sign * sum_capped * dphi + own_capped * local;
 }
-#if EDGE_WALK
-void add_piece(int row, int col, double dphi, double area) {
-    if (g_side_a) column_piece(g_base, g_south, row, col, dphi, area, g_out_full, g_out_capped);
-    if (g_side_b) column_piece(g_base_b, g_south_b, row, col, -dphi, -area, g_out_full_b, g_out_capped_b);
-}
-#else
-void add_piece(int row, int col, double dphi, double area) {
-    column_piece(g_base, g_south, row, col, dphi, area, g_out_full, g_out_capped);
-}
-#endif
 
 // The arc a -> b (h monotone along it; plane normal m) cut at the input's row and column
 // boundaries in travel order (specular_source.cpp's monotone_arc_pieces, with the two lists of
@@ -456,7 +412,7 @@ ArcPoint pt_at(int i) {
 ivec2 g_arcs[8];
 double g_signs[8];
 int g_arc_count;
-double texel_arcs(int face, int row, int col, bool with_points) {
+double texel_arcs(int face, int row, int col) {
     const int n = u_size;
     const double s0 = div_d(2.0LF * double(col), double(n)) - 1.0LF, s1 = div_d(2.0LF * double(col + 1), double(n)) - 1.0LF;
     const double t0 = div_d(2.0LF * double(row), double(n)) - 1.0LF, t1 = div_d(2.0LF * double(row + 1), double(n)) - 1.0LF;
@@ -504,8 +460,7 @@ double texel_arcs(int face, int row, int col, bool with_points) {
         set_vec(kNormals + g_arc_count, m);
         g_signs[g_arc_count++] = edge_sign[e];
     }
-    if (with_points)
-        for (int i = 0; i < points; ++i) set_pt(i, arc_point(vec_at(i)));
+    for (int i = 0; i < points; ++i) set_pt(i, arc_point(vec_at(i)));
 
     // The column sums' base: the pole for the texels that touch one (F = 0 there), else the row of
     // the texel's highest point (the CPU's: the lowest row a piece touches).
@@ -514,98 +469,10 @@ double texel_arcs(int face, int row, int col, bool with_points) {
     g_south = pole && face == 3;
     g_failed = false;
     g_base = g_south ? u_height - 1 : north ? 0 : row_of(top);
-    g_side_a = true;
-    g_side_b = false;
     g_out_full = dvec3(0.0LF);
     g_out_capped = dvec3(0.0LF);
     return div_d(1.0LF, texel_omega[row * n + col]);
 }
-
-bool is_cap(int face, int row, int col) {
-    return (face == 2 || face == 3) && abs(2 * row + 1 - u_size) / 2 < u_cap_rings && abs(2 * col + 1 - u_size) / 2 < u_cap_rings;
-}
-
-#if EDGE_WALK
-// Mode 4: edge e of face u_face as texel_arcs makes a texel's edge (the same corners, normal and
-// highest point, so the same pieces), its sides' bases from mode 3. False when no side needs it
-// (both of the caps, or of other faces) or the edge lies on a meridian (dφ = 0 along it).
-bool edge_arcs(int e, int face) {
-    const int n = u_size, horizontal_edges = (n + 1) * n;
-    int k, i;  // the edge's line (t_k or s_k) and its place along it (column or row)
-    dvec3 raw_a, raw_b;
-    ivec2 side_a, side_b;  // (row, col) of the texels on each side
-    bool has_a, has_b;
-    if (e < horizontal_edges) {
-        k = e / n;
-        i = e - k * n;
-        const double t = div_d(2.0LF * double(k), double(n)) - 1.0LF;
-        raw_a = face_direction(face, div_d(2.0LF * double(i), double(n)) - 1.0LF, t);
-        raw_b = face_direction(face, div_d(2.0LF * double(i + 1), double(n)) - 1.0LF, t);
-        side_a = ivec2(k, i);
-        side_b = ivec2(k - 1, i);
-        has_a = k < n;
-        has_b = k > 0;
-    } else {
-        const int v = e - horizontal_edges;
-        i = v / (n + 1);
-        k = v - i * (n + 1);
-        const double s = div_d(2.0LF * double(k), double(n)) - 1.0LF;
-        raw_a = face_direction(face, s, div_d(2.0LF * double(i), double(n)) - 1.0LF);
-        raw_b = face_direction(face, s, div_d(2.0LF * double(i + 1), double(n)) - 1.0LF);
-        side_a = ivec2(i, k - 1);
-        side_b = ivec2(i, k);
-        has_a = k > 0;
-        has_b = k < n;
-    }
-    has_a = has_a && !is_cap(face, side_a.x, side_a.y);
-    has_b = has_b && !is_cap(face, side_b.x, side_b.y);
-    if (!has_a && !has_b) return false;
-    if (raw_a.x * raw_b.z - raw_a.z * raw_b.x == 0.0LF) return false;  // a meridian
-    g_side_a = has_a;
-    g_side_b = has_b;
-    const int base_a = has_a ? texel_bases[(face * n + side_a.x) * n + side_a.y] : 0;
-    const int base_b = has_b ? texel_bases[(face * n + side_b.x) * n + side_b.y] : 0;
-    g_base = base_a & 0x3fffffff;
-    g_south = (base_a & 0x40000000) != 0;
-    g_base_b = base_b & 0x3fffffff;
-    g_south_b = (base_b & 0x40000000) != 0;
-    g_failed = false;
-    g_out_full = dvec3(0.0LF);
-    g_out_capped = dvec3(0.0LF);
-    g_out_full_b = dvec3(0.0LF);
-    g_out_capped_b = dvec3(0.0LF);
-    const dvec3 a = normalized(raw_a), b = normalized(raw_b);
-    set_vec(0, a);
-    set_vec(1, b);
-    const dvec3 m = normalized(cross3(a, b));
-    const double ey = 1.0LF - m.y * m.y;
-    int cut = -1;
-    if (ey > 0.0LF) {
-        const dvec3 up = dvec3(-m.y * m.x, ey, -m.y * m.z) * div_d(1.0LF, sqrt_d(ey));
-        for (int j = 0; j < 2 && cut < 0; ++j) {
-            const dvec3 x = j == 0 ? up : -up;
-            if (dot3(cross3(a, x), m) > 0.0LF && dot3(cross3(x, b), m) > 0.0LF) {
-                cut = 2;
-                set_vec(2, x);
-            }
-        }
-    }
-    set_vec(kNormals, m);
-    set_vec(kNormals + 1, m);
-    g_signs[0] = 1.0LF;
-    g_signs[1] = 1.0LF;
-    if (cut < 0) {
-        g_arcs[0] = ivec2(0, 1);
-        g_arc_count = 1;
-    } else {
-        g_arcs[0] = ivec2(0, 2);
-        g_arcs[1] = ivec2(2, 1);
-        g_arc_count = 2;
-    }
-    for (int j = 0; j < (cut < 0 ? 2 : 3); ++j) set_pt(j, arc_point(vec_at(j)));
-    return true;
-}
-#endif
 
 // The column crossings of arc pa -> pb as monotone_arc makes them: meridians j0..j1 (none when
 // j0 > j1), in the direction jstep.
@@ -642,6 +509,8 @@ ArcPoint arc_cut(ArcPoint pa, ArcPoint pb, dvec3 m, int k, int j0, int j1, int j
     return arc_point(x);
 }
 
+int ring_of(int i) { return abs(2 * i + 1 - u_size) / 2; }  // 0 for the texel(s) at the face's centre
+
 void write_average(int face, int row, int col, dvec3 full, dvec3 capped, bool failed, double inv) {
     const int n = u_size;
     // Planar, as the host's cubes lie: the full cube's faces (RGB rows), then the capped cube's.
@@ -656,34 +525,7 @@ void write_average(int face, int row, int col, dvec3 full, dvec3 capped, bool fa
 // from few places, which keeps the program small.
 void main() {
     const int n = u_size;
-#if TEXEL_BASES || EDGE_TOTALS
-    {
-        const int col = int(gl_GlobalInvocationID.x), row = int(gl_GlobalInvocationID.y);
-        const int face = TEXEL_BASES != 0 ? int(gl_GlobalInvocationID.z) : u_face;
-        if (col >= n || row >= n) return;
-        if (TEXEL_BASES != 0) {
-            texel_arcs(face, row, col, false);
-            texel_bases[(face * n + row) * n + col] = g_base | (g_south ? 0x40000000 : 0);
-            return;
-        }
-        if (is_cap(face, row, col)) return;  // modes 1 and 2's
-        const int horizontal_edges = (n + 1) * n;
-        // e0 (side a of the edge at t_row), e1 (side a of the edge at s_col+1), e2 (side b of the
-        // edge at t_row+1), e3 (side b of the edge at s_col).
-        const int at[4] = int[4](12 * (row * n + col), 12 * (horizontal_edges + row * (n + 1) + col + 1),
-                                 12 * ((row + 1) * n + col) + 6, 12 * (horizontal_edges + row * (n + 1) + col) + 6);
-        dvec3 full = dvec3(0.0LF), capped = dvec3(0.0LF);
-        for (int k = 0; k < 4; ++k) {
-            full += dvec3(edge_sums[at[k]], edge_sums[at[k] + 1], edge_sums[at[k] + 2]);
-            capped += dvec3(edge_sums[at[k] + 3], edge_sums[at[k] + 4], edge_sums[at[k] + 5]);
-        }
-        const bool failed = any(isnan(full)) || any(isnan(capped));
-        write_average(face, row, col, full, capped, failed, div_d(1.0LF, texel_omega[row * n + col]));
-        return;
-    }
-#else
     const int index = int(gl_WorkGroupID.x) * 64 + int(gl_LocalInvocationIndex);  // modes 1 and 2
-#if !EDGE_WALK
     if (u_mode == 2) {
         if (index >= u_items) return;
         const int at = u_list_at + 3 * index;
@@ -699,20 +541,7 @@ void main() {
         write_average(face, row, col, full, capped, failed, div_d(1.0LF, texel_omega[row * n + col]));
         return;
     }
-#endif
     int face, row, col, chunk = 0, chunks = 1;
-    const int edge = (int(gl_WorkGroupID.y) * int(gl_NumWorkGroups.x) + int(gl_WorkGroupID.x)) * 64 + int(gl_LocalInvocationIndex);
-    double inv = 0.0LF;
-#if EDGE_WALK
-    const int mode = 4;
-    if (edge >= 2 * n * (n + 1)) return;
-    face = u_face;
-    if (!edge_arcs(edge, face)) {
-        for (int k = 0; k < 12; ++k) edge_sums[12 * edge + k] = 0.0LF;
-        return;
-    }
-#else
-    const int mode = u_mode;
     if (u_mode == 1) {
         if (index >= u_items) return;
         const int texel = cap_items[3 * index];
@@ -726,13 +555,12 @@ void main() {
         row = int(gl_GlobalInvocationID.y);
         face = int(gl_GlobalInvocationID.z);
         if (col >= n || row >= n) return;
-        if (is_cap(face, row, col)) return;  // mode 1's
+        if ((face == 2 || face == 3) && ring_of(row) < u_cap_rings && ring_of(col) < u_cap_rings) return;  // mode 1's
     }
-    inv = texel_arcs(face, row, col, true);
-#endif
+    const double inv = texel_arcs(face, row, col);
     // The segments this invocation takes: all (mode 0: one an arc, never cut), or its chunk's.
     int lo = 0, hi = 1 << 30;
-    if (mode == 1) {
+    if (u_mode == 1) {
         int total = 0;
         for (int i = 0; i < g_arc_count; ++i) {
             int j0, j1, jstep;
@@ -748,38 +576,16 @@ void main() {
         const ArcPoint pa = pt_at(g_arcs[i].x), pb = pt_at(g_arcs[i].y);
         const dvec3 m = vec_at(kNormals + i);
         int j0 = 1, j1 = 0, jstep = 1;
-        if (mode == 1) arc_columns(pa, pb, j0, j1, jstep);
+        if (u_mode == 1) arc_columns(pa, pb, j0, j1, jstep);
         const int segments = max(0, j1 - j0 + 1) + 1;
         const int first = max(lo - offset, 0), end = min(hi - offset, segments);
         if (first < end) monotone_arc(arc_cut(pa, pb, m, first, j0, j1, jstep), arc_cut(pa, pb, m, end, j0, j1, jstep), m, g_signs[i]);
         offset += segments;
     }
-    if (mode == 0) {
+    if (u_mode == 0) {
         write_average(face, row, col, g_out_full, g_out_capped, g_failed, inv);
         return;
     }
-#if EDGE_WALK
-    if (mode == 4) {
-        // No array of the four sums (see "No local arrays of doubles").
-        const dvec3 nan = dvec3(packDouble2x32(uvec2(0u, 0x7ff80000u)));
-        const int o = 12 * edge;
-        const dvec3 full_a = g_failed ? nan : g_out_full, capped_a = g_failed ? nan : g_out_capped;
-        const dvec3 full_b = g_failed ? nan : g_out_full_b, capped_b = g_failed ? nan : g_out_capped_b;
-        edge_sums[o] = full_a.x;
-        edge_sums[o + 1] = full_a.y;
-        edge_sums[o + 2] = full_a.z;
-        edge_sums[o + 3] = capped_a.x;
-        edge_sums[o + 4] = capped_a.y;
-        edge_sums[o + 5] = capped_a.z;
-        edge_sums[o + 6] = full_b.x;
-        edge_sums[o + 7] = full_b.y;
-        edge_sums[o + 8] = full_b.z;
-        edge_sums[o + 9] = capped_b.x;
-        edge_sums[o + 10] = capped_b.y;
-        edge_sums[o + 11] = capped_b.z;
-        return;
-    }
-#endif
     const int o = 7 * index;
     partials[o] = g_out_full.x;
     partials[o + 1] = g_out_full.y;
@@ -788,5 +594,4 @@ void main() {
     partials[o + 4] = g_out_capped.y;
     partials[o + 5] = g_out_capped.z;
     partials[o + 6] = g_failed ? 1.0LF : 0.0LF;
-#endif
 }

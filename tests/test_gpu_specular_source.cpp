@@ -111,8 +111,8 @@ TEST_CASE("GPU specular source: lat-long suns at odd sizes against the CPU's exa
 }
 
 TEST_CASE("GPU specular source: the polar caps done in chunks give the CPU's average", "[gpu][specular][source]") {
-    // Every texel of faces +Y and -Y cut into items of a few pieces (set_cap_split), and none; the
-    // other texels by their edges (the default) or each by itself: each against the CPU. Polar suns make the caps' texels count; odd sizes put a pole at a texel's centre.
+    // Every texel of faces +Y and -Y cut into items of a few pieces (set_cap_split), and none: each
+    // against the CPU. Polar suns make the caps' texels count; odd sizes put a pole at a texel's centre.
     auto ctx = open_gpu();
     if (!ctx) return;
     GpuSpecularSource gpu(*ctx->projector);
@@ -132,13 +132,6 @@ TEST_CASE("GPU specular source: the polar caps done in chunks give the CPU's ave
         }
         gpu.set_cap_split(0);
         check_source(gpu, env, size, "no caps, " + std::to_string(w) + "x" + std::to_string(h));
-        gpu.set_by_edges(false);  // every texel walking its own edges (mode 0), caps and none
-        check_source(gpu, env, size, "no caps, texels by themselves, " + std::to_string(w) + "x" + std::to_string(h));
-        gpu.set_cap_split(size / 3, 2);
-        check_source(gpu, env, size, "some caps, texels by themselves, " + std::to_string(w) + "x" + std::to_string(h));
-        gpu.set_by_edges(true);
-        check_source(gpu, env, size, "some caps, by edges, " + std::to_string(w) + "x" + std::to_string(h));
-        gpu.set_cap_split(-1);
     }
 }
 

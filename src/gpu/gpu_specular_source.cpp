@@ -40,8 +40,7 @@ struct GpuSpecularSource::Impl {
     explicit Impl(GpuProjector& p) : projector(p), programs(p.programs()) {}
     GpuProjector& projector;
     ComputePrograms& programs;
-    GlBuffer texels, grid, omega, output, readback, constants, status, cap_items, partials, texel_bases, edge_sums;
-    bool by_edges = true;  // set_by_edges
+    GlBuffer texels, grid, omega, output, readback, constants, status, cap_items, partials;
     // The polar caps' work list (shaders/specular_source.comp, modes 1 and 2) for (size, width,
     // rings, pieces): items, cap texels, where the texels' list starts.
     int caps_for[4] = {0, 0, -1, 0};
@@ -52,8 +51,7 @@ struct GpuSpecularSource::Impl {
     StageTimer timer, mips_timer, texture_timer;
     double last_mips_gpu_ms = 0, last_texture_gpu_ms = 0;
     double last_ms = 0, last_upload_ms = 0, last_program_ms = 0, last_read_ms = 0, last_map_ms = 0;
-    // shaders/specular_source.comp's programs: modes 0 to 2; modes 3, 4 and 5 (by edges).
-    GLuint program = 0, bases_program = 0, edge_program = 0, totals_program = 0;
+    GLuint program = 0;
     // average_resident's chains: generation (0: none), face size, cubes in `output` (1 or 2), the
     // prefilter's texture.
     std::uint64_t generation = 0, last_generation = 0;
@@ -131,11 +129,7 @@ GpuSpecularSource::GpuSpecularSource(GpuProjector& projector) : impl_(std::make_
     const char* rings = std::getenv("BAKE_SOURCE_CAP_RINGS");
     const char* pieces = std::getenv("BAKE_SOURCE_CAP_PIECES");
     if (rings || pieces) set_cap_split(rings ? std::atoi(rings) : -1, pieces ? std::atoi(pieces) : 32);
-    // BAKE_SOURCE_EDGES=0: every texel walks its own edges (set_by_edges(false)).
-    if (const char* edges = std::getenv("BAKE_SOURCE_EDGES")) set_by_edges(std::atoi(edges) != 0);
 }
-
-void GpuSpecularSource::set_by_edges(bool on) { impl_->by_edges = on; }
 
 void GpuSpecularSource::set_cap_split(int rings, int pieces) {
     impl_->split_rings = rings;
@@ -196,14 +190,7 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     const unsigned format = !env.is_packed() ? 0u : env.packed.encoding == TexelEncoding::Rgbe8 ? 1u : 2u;
     using Clock = std::chrono::steady_clock;
     const auto program_start = Clock::now();
-    const std::string defines = "#define SH_ORDER 1\n#define TEXEL_FORMAT " + std::to_string(format) + "\n";
-    m.program = m.programs.get("specular_source.comp", defines);
-    m.edge_program = m.bases_program = m.totals_program = 0;
-    if (m.by_edges) {
-        m.bases_program = m.programs.get("specular_source.comp", defines + "#define TEXEL_BASES 1\n");
-        m.edge_program = m.programs.get("specular_source.comp", defines + "#define EDGE_WALK 1\n");
-        m.totals_program = m.programs.get("specular_source.comp", defines + "#define EDGE_TOTALS 1\n");
-    }
+    m.program = m.programs.get("specular_source.comp", "#define SH_ORDER 1\n#define TEXEL_FORMAT " + std::to_string(format) + "\n");
     m.last_program_ms = std::chrono::duration<double, std::milli>(Clock::now() - program_start).count();
     clear_stale_errors();
     const auto start = Clock::now();
@@ -275,16 +262,11 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
     m.output.bind(3);
     m.constants.bind(4);
     const bool capping = std::isfinite(cap.threshold);
-    // The uniforms every program of the pass reads (a program keeps its own); u_cap_rings once known.
-    auto common_uniforms = [&](GLuint p) {
-        glUseProgram(p);
-        glUniform1i(glGetUniformLocation(p, "u_size"), size);
-        glUniform1i(glGetUniformLocation(p, "u_width"), env.width());
-        glUniform1i(glGetUniformLocation(p, "u_height"), env.height());
-        glUniform1i(glGetUniformLocation(p, "u_capping"), capping ? 1 : 0);
-        glUniform1d(glGetUniformLocation(p, "u_threshold"), capping ? cap.threshold : 0.0);
-        glUniform1i(glGetUniformLocation(p, "u_cap_rings"), m.cap_rings);
-    };
+    glUniform1i(glGetUniformLocation(program, "u_size"), size);
+    glUniform1i(glGetUniformLocation(program, "u_width"), env.width());
+    glUniform1i(glGetUniformLocation(program, "u_height"), env.height());
+    glUniform1i(glGetUniformLocation(program, "u_capping"), capping ? 1 : 0);
+    glUniform1d(glGetUniformLocation(program, "u_threshold"), capping ? cap.threshold : 0.0);
     // The polar caps' work list (kept while size, width and the split are the same).
     const int rings = std::min(m.split_rings >= 0 ? m.split_rings : auto_cap_rings(env.width()), (size + 1) / 2);
     const int key[4] = {size, env.width(), rings, m.split_pieces};
@@ -302,8 +284,7 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
         }
         std::copy(key, key + 4, m.caps_for);
     }
-    for (GLuint p : {m.bases_program, m.edge_program, m.totals_program, program})  // `program` last: in use below
-        if (p) common_uniforms(p);
+    glUniform1i(glGetUniformLocation(program, "u_cap_rings"), m.cap_rings);
     const GLint mode = glGetUniformLocation(program, "u_mode"), items = glGetUniformLocation(program, "u_items");
     auto linear_groups = [](int n) { return static_cast<GLuint>((n + 63) / 64); };  // 64 invocations a group
     m.timer.reset();
@@ -318,50 +299,14 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
         glDispatchCompute(linear_groups(m.cap_item_count), 1, 1);
     }
     const GLuint groups = static_cast<GLuint>((size + static_cast<int>(kGroup) - 1) / static_cast<int>(kGroup));
-    // The rest by their edges (modes 3 to 5: each edge inside a face walked once for both of its
-    // texels), else each texel by itself (mode 0).
-    const std::size_t edges = 2 * static_cast<std::size_t>(size) * (size + 1);
-    const std::size_t edge_groups = (edges + 63) / 64;
-    const GLuint edge_x = static_cast<GLuint>(std::min<std::size_t>(edge_groups, static_cast<std::size_t>(m.max_groups[0])));
-    const GLuint edge_y = static_cast<GLuint>((edge_groups + edge_x - 1) / edge_x);
-    const bool by_edges = m.by_edges && m.edge_program != 0 && m.bases_program != 0 && m.totals_program != 0 && edge_x > 0 && edge_y <= static_cast<GLuint>(m.max_groups[1]);
-    if (by_edges) {
-        const std::size_t base_bytes = 6 * static_cast<std::size_t>(size) * size * sizeof(GLint);
-        if (m.texel_bases.size < base_bytes) m.texel_bases.allocate(base_bytes, nullptr, GL_DYNAMIC_COPY);
-        if (m.edge_sums.size < 12 * edges * sizeof(double)) m.edge_sums.allocate(12 * edges * sizeof(double), nullptr, GL_DYNAMIC_COPY);
-        m.texel_bases.bind(5);
-        glUseProgram(m.bases_program);
-        glDispatchCompute(groups, groups, 6);
-        glUseProgram(program);
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-    } else {
-        glUniform1i(mode, 0);
-        glDispatchCompute(groups, groups, 6);
-    }
+    glUniform1i(mode, 0);
+    glDispatchCompute(groups, groups, 6);
     if (m.cap_item_count > 0) {
-        m.cap_items.bind(5);
-        m.partials.bind(6);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         glUniform1i(mode, 2);
         glUniform1i(items, m.cap_texel_count);
         glUniform1i(glGetUniformLocation(program, "u_list_at"), 3 * m.cap_item_count);
         glDispatchCompute(linear_groups(m.cap_texel_count), 1, 1);
-    }
-    if (by_edges) {
-        m.texel_bases.bind(5);
-        m.edge_sums.bind(6);
-        const GLint edge_face = glGetUniformLocation(m.edge_program, "u_face"), totals_face = glGetUniformLocation(m.totals_program, "u_face");
-        for (int face = 0; face < 6; ++face) {
-            glUseProgram(m.edge_program);
-            glUniform1i(edge_face, face);
-            glDispatchCompute(edge_x, edge_y, 1);
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-            glUseProgram(m.totals_program);
-            glUniform1i(totals_face, face);
-            glDispatchCompute(groups, groups, 1);
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the next face's edges reuse edge_sums
-        }
-        glUseProgram(program);
     }
     m.timer.end();
     check_gl("the specular source pass");

@@ -61,10 +61,6 @@ public:
     // 0 rings: every texel by one invocation. For tests and tuning; the result is the same to
     // double rounding.
     void set_cap_split(int rings, int pieces = 32);
-    // The other texels by their edges (the default: each edge inside a face walked once for the
-    // texels on both sides), or each by itself (false). For tests and measurements; the result is
-    // the same to double rounding.
-    void set_by_edges(bool on);
 
     // GPU time of the last average()'s dispatch, and the wall clock of its upload (milliseconds).
     double last_ms() const;
