@@ -8,7 +8,7 @@
 // envmap=cube faces are these mirrored, see README), float R, G, B.
 //
 // One file (write_specular_exr): a single-part tiled EXR, 64x64 tiles, MIPMAP_LEVELS, ROUND_DOWN,
-// ZIP where it pays (a trial of level 0's face-centre tiles compresses to 80% or less; else no
+// ZIP where it pays (a trial of level 0's face centres compresses to 80% or less; else no
 // compression: noisy float texels take 7x the time to save 4%), envmap=cube. File level i is chain level i. OpenEXR's ROUND_DOWN chain of an N x 6N image has
 // two levels more than the cube chain (log2 N + 3 against log2 N + 1): after the 1x6 level (cube
 // level log2 N) come a 1x3 and a 1x1 level, which are no cube levels. They hold area averages of
