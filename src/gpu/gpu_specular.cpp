@@ -138,7 +138,14 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     // The sample sets (plan(): made while the source was, or by an earlier input), uploaded once
     // for them; each level's bright parts (this input's) on the CPU's threads at once.
     plan(settings, source_size, threads);
-    const std::vector<Impl::SampleSet>& sets = m.planned.get();
+    const std::vector<Impl::SampleSet>* planned = nullptr;
+    try {
+        planned = &m.planned.get();
+    } catch (...) {
+        m.plan_key = Impl::PlanKey{-1, 0, 0, 0.0};  // a failed plan (out of memory) is made again next time
+        throw;
+    }
+    const std::vector<Impl::SampleSet>& sets = *planned;
     if (m.uploaded_key != m.plan_key) {
         m.samples.clear();
         m.samples.resize(static_cast<std::size_t>(levels));
