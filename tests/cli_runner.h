@@ -24,13 +24,6 @@ struct CliResult {
     std::string out, err;
 };
 
-inline std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 inline bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
 
 // The SH error warning (--warn-error, default 5%) fires on most real maps. Tests about other

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <functional>
 #include <fstream>
-#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -24,6 +23,7 @@ using bake::OutputError;
 using bake::write_atomically;
 using bake::test::names_in;
 using bake::test::scratch;
+using bake::test::slurp;
 
 namespace {
 
@@ -31,11 +31,6 @@ void put(const std::string& path, const std::string& text) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     f << text;
     if (!f) throw std::runtime_error("cannot write " + path);
-}
-
-std::string get(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
 
 // Runs write_atomically expecting an OutputError that is one line starting with "<path>: ".
@@ -70,7 +65,7 @@ TEST_CASE("atomic_file: writes through a hidden temporary in the same folder, th
         CHECK(fs::exists(tmp));         // the temporary is already created (and ours)
         put(tmp, "complete");
     });
-    CHECK(get(path) == "complete");
+    CHECK(slurp(path) == "complete");
     // Same folder, hidden, keeps the extension (writers that dispatch on it still work).
     CHECK(fs::path(seen_tmp).parent_path() == fs::path(dir));
     const std::string tmp_name = fs::path(seen_tmp).filename().string();
@@ -87,14 +82,14 @@ TEST_CASE("atomic_file: writes through a hidden temporary in the same folder, th
 
     // Overwrite: replaced as a whole.
     write_atomically(path, [](const std::string& tmp) { put(tmp, "second version"); });
-    CHECK(get(path) == "second version");
+    CHECK(slurp(path) == "second version");
     CHECK(names_in(dir) == std::vector<std::string>{"result.json"});
 
     // A bare file name lives in the current folder.
     const std::string bare = "atomic_ok_bare_name.txt";
     fs::remove(bare);
     write_atomically(bare, [](const std::string& tmp) { put(tmp, "bare"); });
-    CHECK(get(bare) == "bare");
+    CHECK(slurp(bare) == "bare");
     fs::remove(bare);
 }
 
@@ -126,7 +121,7 @@ TEST_CASE("atomic_file: a failing writer leaves the old target untouched and no 
     SECTION("the writer removes its temporary") {
         require_output_error(path, [](const std::string& tmp) { fs::remove(tmp); });
     }
-    CHECK(get(path) == "old content");
+    CHECK(slurp(path) == "old content");
     CHECK(names_in(dir) == std::vector<std::string>{"out.exr"});
 }
 
@@ -146,7 +141,7 @@ TEST_CASE("atomic_file: unusable destinations", "[atomic_file]") {
         put(dir + "/file", "i am a file");
         CHECK(contains(require_output_error(dir + "/file/out.exr", writer), "not a folder"));
         CHECK_FALSE(called);
-        CHECK(get(dir + "/file") == "i am a file");
+        CHECK(slurp(dir + "/file") == "i am a file");
     }
     SECTION("the target is a directory") {
         fs::create_directories(dir + "/out.exr/inner");
@@ -173,7 +168,7 @@ TEST_CASE("atomic_file: unusable destinations", "[atomic_file]") {
         } else {
             CHECK(contains(require_output_error(ro + "/out.exr", writer), "ro"));
             CHECK_FALSE(called);
-            CHECK(get(ro + "/out.exr") == "old");
+            CHECK(slurp(ro + "/out.exr") == "old");
             CHECK(names_in(ro) == std::vector<std::string>{"out.exr"});
         }
         ::chmod(ro.c_str(), 0755);
@@ -193,7 +188,7 @@ TEST_CASE("atomic_file: concurrent writers to one target: one complete version w
     std::thread t2([&] { for (int i = 0; i < 20; ++i) write_atomically(path, [&](const std::string& t) { put(t, b); }); });
     t1.join();
     t2.join();
-    const std::string got = get(path);
+    const std::string got = slurp(path);
     CHECK((got == a || got == b));
     CHECK(names_in(dir) == std::vector<std::string>{"same.txt"});
 }

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,15 +19,11 @@ namespace fs = std::filesystem;
 using namespace bake;
 using bake::test::names_in;
 using bake::test::scratch;
+using bake::test::slurp;
 
 namespace {
 
 void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-std::string get(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
 
 // Sets BAKE_TEST_FAULT for one scope.
 struct FaultHook {
@@ -53,8 +48,8 @@ TEST_CASE("output set: every file replaced at once, nothing else left", "[output
     put(dir + "/a.json", "old a");
     write_set(dir, {"a.json", "b.exr", "c.png"});
     CHECK(names_in(dir) == std::vector<std::string>{"a.json", "b.exr", "c.png"});
-    CHECK(get(dir + "/a.json") == "new a.json");
-    CHECK(get(dir + "/c.png") == "new c.png");
+    CHECK(slurp(dir + "/a.json") == "new a.json");
+    CHECK(slurp(dir + "/c.png") == "new c.png");
 }
 
 TEST_CASE("output set: nothing is renamed before commit, and an uncommitted set leaves nothing", "[output_set]") {
@@ -65,11 +60,11 @@ TEST_CASE("output set: nothing is renamed before commit, and an uncommitted set 
         const OutputSet::Scope scope(set);
         write_text_atomically(dir + "/a.json", "new a");
         write_text_atomically(dir + "/b.json", "new b");
-        CHECK(get(dir + "/a.json") == "old a");  // staged, not renamed
+        CHECK(slurp(dir + "/a.json") == "old a");  // staged, not renamed
         CHECK(set.targets().size() == 2);
     }
     CHECK(names_in(dir) == std::vector<std::string>{"a.json"});
-    CHECK(get(dir + "/a.json") == "old a");
+    CHECK(slurp(dir + "/a.json") == "old a");
 }
 
 TEST_CASE("output set: a rename failing at any place leaves every target as it was", "[output_set]") {
@@ -89,8 +84,8 @@ TEST_CASE("output set: a rename failing at any place leaves every target as it w
             CHECK(what.find("none of this input's outputs was changed") != std::string::npos);
         }
         CHECK(names_in(dir) == std::vector<std::string>{"a.json", "c.png"});  // no temporary, no backup
-        CHECK(get(dir + "/a.json") == "old a");
-        CHECK(get(dir + "/c.png") == "old c");
+        CHECK(slurp(dir + "/a.json") == "old a");
+        CHECK(slurp(dir + "/c.png") == "old c");
     }
 }
 
@@ -107,7 +102,7 @@ TEST_CASE("output set: a failure while writing one file leaves the others unwrit
         CHECK(std::string(e.what()).find(dir + "/b.exr: disk full") == 0);
     }
     CHECK(names_in(dir) == std::vector<std::string>{"a.json"});
-    CHECK(get(dir + "/a.json") == "old a");
+    CHECK(slurp(dir + "/a.json") == "old a");
 }
 
 TEST_CASE("output set: a set opened inside another joins it", "[output_set]") {

@@ -221,6 +221,13 @@ inline void write_bytes(const std::string& path, const std::vector<char>& bytes,
     f.write(bytes.data(), static_cast<std::streamsize>(n));
 }
 inline void write_bytes(const std::string& path, const std::vector<char>& bytes) { write_bytes(path, bytes, bytes.size()); }
+// A file's bytes as a string ("" when it cannot be read).
+inline std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
 inline void write_text(const std::string& path, const std::string& s) { write_bytes(path, std::vector<char>(s.begin(), s.end())); }
 
 inline nlohmann::json read_json(const std::string& path) {
