@@ -2,7 +2,9 @@
 // src/gpu/gpu_projector.cpp), through the real binary:
 //   context         GlContext::create fails as if no backend worked;
 //   shader-compile  every compute shader fails to compile (a real driver compile error);
-//   dispatch        an invalid dispatch after the first projection pass trips the GL error check.
+//   dispatch        an invalid dispatch after the first projection pass trips the GL error check;
+//   specular-source-nan  the specular source pass marks a texel failed (found after the chain's
+//                   levels are queued: GpuBackend::prefilter_specular).
 // Documented behaviour (README exit codes, --help): --device gpu and --compare demand the GPU and
 // exit 5 on any GPU failure; --device auto falls back to the CPU path on any GPU failure (no
 // context, a shader that does not compile, a GL error, float overflow) with one notice line.
@@ -194,4 +196,30 @@ TEST_CASE("gpu: --device auto uses no software rasterizer, and says so", "[gpu][
     REQUIRE(r.exit_code == 0);
     CHECK(read_json(dir + "/a.json").at("computed_by").at("path") == (software ? "cpu" : "gpu"));
     CHECK((r.err.find("a software rasterizer, slower than the CPU path") != std::string::npos) == software);
+}
+
+// The specular source's failure mark is read once the chain's levels are queued behind it
+// (GpuBackend::prefilter_specular), not where the source is made: still exit 5 under --device gpu
+// with nothing written, and under auto the CPU's chain, byte for byte.
+TEST_CASE("gpu faults: a failed specular source pass: exit 5, or the CPU's chain under auto", "[gpu][fault][cli][specular]") {
+    if (!gpu_works()) return;
+    const std::string out = scratch("gpu_faults_specular");
+    const std::string report = scratch("gpu_faults_specular_report") + "/report.json";
+    const std::string outputs = " -o " + out + "/irr.json --specular " + out + "/chain.exr --specular-size 16 --report " + report;
+    auto chain_by = [&] { return read_json(report).at("files").at(0).at("specular").at("computed_by"); };
+    check_gpu_failure(run_cli(kSample + outputs + " --device gpu", fault("specular-source-nan")), "specular source pass failed", out);
+
+    const CliResult r = run_cli(kSample + outputs + " --device auto", kAutoUsesGpu + fault("specular-source-nan"));
+    INFO("stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(line_count(r.err) == 1);
+    CHECK(r.err.find("specular source pass failed") != std::string::npos);
+    CHECK(r.err.find("using the CPU path") != std::string::npos);
+    CHECK(chain_by() == "cpu");
+    const std::string ref = scratch("gpu_faults_specular_cpu");
+    REQUIRE(run_cli(kSample + " -o " + ref + "/irr.json --specular " + ref + "/chain.exr --specular-size 16 --device cpu").exit_code == 0);
+    CHECK(slurp(out + "/chain.exr") == slurp(ref + "/chain.exr"));
+    // Without the fault the GPU makes it.
+    REQUIRE(run_cli(kSample + outputs + " --device auto", kAutoUsesGpu).exit_code == 0);
+    CHECK(chain_by() == "gpu");
 }

@@ -294,9 +294,21 @@ TEST_CASE("GPU specular source kept on the GPU: a failed pass is an error", "[gp
     split_bright_texels(env, kSpecularBrightFactor, 16, &cap);
     ::setenv("BAKE_TEST_FAULT", "specular-source-nan", 1);
     CHECK_THROWS_AS(gpu.average_resident(env, 16, cap), GpuError);
-    ::unsetenv("BAKE_TEST_FAULT");
+    // In two halves (GpuBackend's): queued without waiting, the failure found by the check, and by
+    // a read that comes first.
+    const std::uint64_t queued = gpu.dispatch_resident(env, 16, cap);
+    CHECK(queued != 0);
+    CHECK_THROWS_AS(gpu.check_resident(), GpuError);
     CHECK(gpu.resident_generation() == 0);
+    CHECK_THROWS_AS(gpu.read_resident_level(16), GpuError);
+    gpu.dispatch_resident(env, 16, cap);
+    CHECK_THROWS_AS(gpu.read_resident_level(16), GpuError);
+    CHECK(gpu.resident_generation() == 0);
+    ::unsetenv("BAKE_TEST_FAULT");
     CHECK(gpu.average_resident(env, 16, cap) != 0);
+    const std::uint64_t good = gpu.dispatch_resident(env, 16, cap);
+    gpu.check_resident();
+    CHECK(gpu.resident_generation() == good);
 }
 
 // The prefilter reading the kept source (no read back, no upload) against the same prefilter fed

@@ -68,6 +68,9 @@ public:
     // (its mips in memory, or kept by this backend); adds its time to `ms`.
     virtual std::vector<CubeMap> prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
                                                     double& ms) = 0;
+    // After prefilter_specular: input.average_by completed with what was measured after prepare
+    // returned (a source still in flight then).
+    virtual void describe_specular_source(SpecularInput& input) { (void)input; }
 };
 
 }  // namespace bake

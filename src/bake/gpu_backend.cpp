@@ -98,18 +98,22 @@ SpecularInput GpuBackend::prepare_specular(const Environment& env, int source_si
     SpecularInput in = prepare_specular_input(
         env, source_size,
         [&](const Environment& e, int size, const LuminanceCap& cap, CubeMap* full, CubeMap* capped) {
-            if (resident) specular_source_->average_resident(e, size, cap, threads);
+            if (resident) specular_source_->dispatch_resident(e, size, cap, threads);  // checked by prefilter_specular
             else specular_source_->average(e, size, cap, full, capped, threads);
         },
         "gpu", threads, kSpecularBrightFactor, kMaxBrightTexels, [&] { specular_source_->upload(env, source_size, threads); },
         split);
-    trace_event("specular source ready");
-    in.average_by = "gpu: " + specular_source_->last_detail();
+    trace_event(resident ? "specular source queued" : "specular source ready");
+    in.average_by = "gpu: " + specular_source_->last_detail();  // resident: completed by describe_specular_source
     if (resident) {
         in.resident_on = name();
         in.resident_generation = specular_source_->resident_generation();
     }
     return in;
+}
+
+void GpuBackend::describe_specular_source(SpecularInput& input) {
+    if (!input.resident_on.empty()) input.average_by = "gpu: " + specular_source_->last_detail();
 }
 
 void GpuBackend::plan_specular(const SpecularSettings& settings, int threads) {
@@ -125,10 +129,16 @@ std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, 
         // Another input's source replaced it since: never read a stale one (the caller falls back).
         if (input.resident_on != name() || input.resident_generation != specular_source_->resident_generation())
             throw GpuError("the specular source kept on the GPU is no longer there");
-        CubeMap level_zero = specular_source_->read_resident_level(settings.base_size);
-        trace_event("specular level 0 read");
-        chain = specular_->prefilter(specular_source_->resident_texture(), specular_source_->resident_size(),
-                                     std::move(level_zero), input, settings, threads_);
+        // The levels are queued behind the source's passes before anything waits for them.
+        auto level_zero = [&] {
+            specular_source_->check_resident();
+            trace_event("specular source checked");
+            CubeMap zero = specular_source_->read_resident_level(settings.base_size);
+            trace_event("specular level 0 read");
+            return zero;
+        };
+        chain = specular_->prefilter(specular_source_->resident_texture(), specular_source_->resident_size(), level_zero,
+                                     input, settings, threads_);
     }
     trace_event("prefiltered");
     ms += specular_->last_ms();

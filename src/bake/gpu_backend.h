@@ -39,6 +39,7 @@ public:
     void plan_specular(const SpecularSettings& settings, int threads) override;
     std::vector<CubeMap> prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
                                             double& ms) override;
+    void describe_specular_source(SpecularInput& input) override;
 
     struct ProgramStats {
         std::size_t compiled = 0, cached = 0;

@@ -42,6 +42,7 @@ SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Ba
     out.bright_texels = static_cast<int>(input.bright.size());
     out.source_ms = source_watch.ms();
     out.chain = backend.prefilter_specular(input, settings, out.prefilter_ms);
+    backend.describe_specular_source(out.input);
     out.computed_by = backend.name();
     return out;
 }

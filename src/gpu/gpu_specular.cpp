@@ -1,5 +1,6 @@
 #include "gpu_specular.h"
 
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -113,10 +114,15 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const SpecularInput& input,
 std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int source_size, CubeMap level_zero,
                                                      const SpecularInput& input, const SpecularSettings& settings,
                                                      int threads) {
+    return prefilter(texture, source_size, [&] { return std::move(level_zero); }, input, settings, threads);
+}
+
+std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int source_size,
+                                                     const std::function<CubeMap()>& level_zero, const SpecularInput& input,
+                                                     const SpecularSettings& settings, int threads) {
     Impl& m = *impl_;
     const int levels = settings.levels();
     std::vector<CubeMap> chain;
-    chain.push_back(std::move(level_zero));
     const GLuint program = m.program();
     glUseProgram(program);
     glActiveTexture(GL_TEXTURE0);
@@ -184,6 +190,8 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
         check_gl("the specular prefilter pass");
         stage_progress::advance();
     }
+    // Level 0 once the levels are queued: its read waits for the GPU, which has them to do meanwhile.
+    chain.push_back(level_zero());
     std::vector<float> result(4 * total);
     if (total > 0) m.output.read(result.data(), result.size() * sizeof(float), "reading the specular levels back");
     for (int level = 1; level < levels; ++level) {

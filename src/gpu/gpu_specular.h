@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -35,6 +36,12 @@ public:
     // capped chain, faces of `source_size`, every mip), level 0 given; `input` gives the bright split.
     std::vector<CubeMap> prefilter(unsigned texture, int source_size, CubeMap level_zero, const SpecularInput& input,
                                    const SpecularSettings& settings, int threads = 0);
+    // The same with level 0 made by `level_zero`, called once levels 1.. are queued on the GPU (its
+    // read back then waits on work already there, not before it: GpuBackend reads the source's
+    // status and its level 0 there). The program, the sample sets and the bright parts are made
+    // before the first dispatch: while the GPU still makes a source that dispatch_resident queued.
+    std::vector<CubeMap> prefilter(unsigned texture, int source_size, const std::function<CubeMap()>& level_zero,
+                                   const SpecularInput& input, const SpecularSettings& settings, int threads = 0);
     // GPU time of the last prefilter()'s dispatches and of its texture upload (milliseconds).
     double last_ms() const;
     double last_upload_ms() const;

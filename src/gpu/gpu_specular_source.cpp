@@ -56,6 +56,8 @@ struct GpuSpecularSource::Impl {
     // prefilter's texture.
     std::uint64_t generation = 0, last_generation = 0;
     int resident_size = 0, resident_cubes = 0;
+    // dispatch_resident's passes are in flight and their status not yet read (check_resident).
+    bool unchecked = false;
     GLuint texture = 0;
     int texture_size = 0;
     double last_mips_ms = 0;
@@ -254,6 +256,7 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
     if (m.uploaded != data || m.uploaded_size != size) upload(env, size, threads);
     m.uploaded = nullptr;  // one average an upload
     m.generation = 0;      // `output` is about to be overwritten
+    m.unchecked = false;
     const GLuint program = m.program;
     glUseProgram(program);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m.texel_buffer);
@@ -339,6 +342,12 @@ void GpuSpecularSource::average(const Environment& env, int size, const Luminanc
 }
 
 std::uint64_t GpuSpecularSource::average_resident(const Environment& env, int size, const LuminanceCap& cap, int threads) {
+    dispatch_resident(env, size, cap, threads);
+    check_resident();
+    return impl_->generation;
+}
+
+std::uint64_t GpuSpecularSource::dispatch_resident(const Environment& env, int size, const LuminanceCap& cap, int threads) {
     Impl& m = *impl_;
     if (size < 2) throw GpuError("the specular source: a resident chain needs faces of 2 texels or more");
     dispatch(env, size, cap, threads);
@@ -408,18 +417,28 @@ std::uint64_t GpuSpecularSource::average_resident(const Environment& env, int si
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
     m.texture_timer.end();
     check_gl("the specular source's texture");
+    m.last_mips_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    m.last_read_ms = m.last_map_ms = 0;
+    m.resident_size = size;
+    m.resident_cubes = cubes;
+    m.generation = ++m.last_generation;
+    m.unchecked = true;
+    return m.generation;
+}
+
+void GpuSpecularSource::check_resident() {
+    Impl& m = *impl_;
+    if (!m.unchecked) return;
+    m.unchecked = false;
+    const std::uint64_t generation = m.generation;
+    m.generation = 0;  // until the status says the chains are good
     GLuint failed = 0;
     m.status.read(&failed, sizeof failed, "reading the specular source's status");  // waits for the passes
     m.last_ms = m.timer.total_ms();
     m.last_mips_gpu_ms = m.mips_timer.total_ms();
     m.last_texture_gpu_ms = m.texture_timer.total_ms();
-    m.last_mips_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    m.last_read_ms = m.last_map_ms = 0;
     if (failed) throw GpuError("the specular source pass failed (an edge piece outside its column sums)");
-    m.resident_size = size;
-    m.resident_cubes = cubes;
-    m.generation = ++m.last_generation;
-    return m.generation;
+    m.generation = generation;
 }
 
 std::uint64_t GpuSpecularSource::resident_generation() const { return impl_->generation; }
@@ -428,6 +447,7 @@ unsigned GpuSpecularSource::resident_texture() const { return impl_->texture; }
 
 CubeMap GpuSpecularSource::read_resident_level(int size) {
     Impl& m = *impl_;
+    check_resident();
     if (m.generation == 0) throw GpuError("the specular source: no resident chain");
     const int source = m.resident_size;
     int level = 0;
@@ -441,6 +461,7 @@ CubeMap GpuSpecularSource::read_resident_level(int size) {
 
 void GpuSpecularSource::read_resident_chains(std::vector<CubeMap>* full, std::vector<CubeMap>* capped) {
     Impl& m = *impl_;
+    check_resident();
     if (m.generation == 0) throw GpuError("the specular source: no resident chain");
     full->clear();
     capped->clear();

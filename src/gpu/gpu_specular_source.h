@@ -44,6 +44,13 @@ public:
     // again (6 x 512² source: 44 + 24 ms on the H200) and the CPU's mips. Needs size >= 2.
     // Returns the resident chains' generation, which the next average or average_resident ends.
     std::uint64_t average_resident(const Environment& env, int size, const LuminanceCap& cap, int threads = 0);
+    // average_resident in two halves, so that the CPU prepares the prefilter while the GPU makes the
+    // source: dispatch_resident queues the passes and returns their generation at once;
+    // check_resident waits for them and reads their status (GpuError, generation 0, on a failed
+    // pass). A texture read between the two is not to be trusted until check_resident returns; the
+    // read_resident_* calls check first.
+    std::uint64_t dispatch_resident(const Environment& env, int size, const LuminanceCap& cap, int threads = 0);
+    void check_resident();
     // What average_resident left: generation (0: none), face size, the prefilter's texture.
     std::uint64_t resident_generation() const;
     int resident_size() const;
