@@ -190,6 +190,7 @@ void Bake::analyse(State& st, bool beside) {
             st.cells.report_exact = exact_irradiance_at(st.cells.report, cube_map_directions(kShErrorGridSize), s_.threads);
         IrradianceAnalysis analysis = analyse_irradiance(st.cells, st.irradiance5, s_.order, s_.window, s_.window_cutoff);
         st.cells.ms += watch.ms();
+        trace_event("sh error measured");
         return analysis;
     });
 }

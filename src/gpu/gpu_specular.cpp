@@ -10,6 +10,7 @@
 #include "gl_objects.h"
 #include "parallel.h"
 #include "stage_progress.h"
+#include "trace.h"
 
 namespace bake {
 
@@ -61,11 +62,9 @@ struct GpuSpecularPrefilter::Impl {
     }
     StageTimer timer, upload_timer;
     double last_ms = 0, last_upload_ms = 0;
-    GLuint program() {
-        // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
-        return programs.get("specular_prefilter.comp",
-                            "#define SH_ORDER 1\n#define WG_SIZE " + std::to_string(kGroupSize) + "\n");
-    }
+    // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
+    static std::string defines() { return "#define SH_ORDER 1\n#define WG_SIZE " + std::to_string(kGroupSize) + "\n"; }
+    GLuint program() { return programs.get("specular_prefilter.comp", defines()); }
     void upload(const std::vector<CubeMap>& mips) {
         if (texture) glDeleteTextures(1, &texture);
         glGenTextures(1, &texture);
@@ -90,7 +89,9 @@ struct GpuSpecularPrefilter::Impl {
 GpuSpecularPrefilter::GpuSpecularPrefilter(ComputePrograms& programs) : impl_(std::make_unique<Impl>(programs)) {}
 GpuSpecularPrefilter::~GpuSpecularPrefilter() = default;
 
-void GpuSpecularPrefilter::prepare() { impl_->program(); }
+void GpuSpecularPrefilter::prepare() {
+    impl_->programs.preload("specular_prefilter.comp", Impl::defines());
+}
 
 void GpuSpecularPrefilter::plan(const SpecularSettings& settings, int source_size, int threads) {
     Impl& m = *impl_;
@@ -98,7 +99,10 @@ void GpuSpecularPrefilter::plan(const SpecularSettings& settings, int source_siz
     if (key == m.plan_key && m.planned.valid()) return;
     m.plan_key = key;
     m.planned = std::async(std::launch::async, [settings, source_size, threads] {
-                    return Impl::make_sets(settings, source_size, threads);
+                    trace_event("sample sets begun");
+                    std::vector<Impl::SampleSet> sets = Impl::make_sets(settings, source_size, threads);
+                    trace_event("sample sets made");
+                    return sets;
                 }).share();
 }
 
@@ -190,6 +194,7 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
         check_gl("the specular prefilter pass");
         stage_progress::advance();
     }
+    trace_event("specular levels queued");
     // Level 0 once the levels are queued: its read waits for the GPU, which has them to do meanwhile.
     chain.push_back(level_zero());
     std::vector<float> result(4 * total);

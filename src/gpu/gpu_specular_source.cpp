@@ -34,7 +34,12 @@ std::size_t level_floats_before(int size, int level) {
 // Offset (floats) of `level` in the chains' buffer, and (doubles) in the solid-angle table.
 std::size_t level_offset(int size, int level) { return level_floats_before(size, 0) - level_floats_before(size, level); }
 std::size_t omega_offset(int size, int level) { return level_offset(size, level) / 36; }
+
+// The source pass's program for texels as the projection uploads them: 0 RGB float, 1 RGBE, 2 half.
+std::string source_defines(unsigned texel_format) {
+    return "#define SH_ORDER 1\n#define TEXEL_FORMAT " + std::to_string(texel_format) + "\n";
 }
+}  // namespace
 
 struct GpuSpecularSource::Impl {
     explicit Impl(GpuProjector& p) : projector(p), programs(p.programs()) {}
@@ -185,6 +190,13 @@ bool GpuSpecularSource::supports(const Environment& env, int size) const {
            groups <= static_cast<std::size_t>(impl_->max_groups[1]) && impl_->max_groups[2] >= 6;
 }
 
+void GpuSpecularSource::prepare(unsigned texel_format) {
+    ComputePrograms& programs = impl_->programs;
+    programs.preload("specular_source.comp", source_defines(texel_format));
+    programs.preload("specular_source_mips.comp", "#define SH_ORDER 1\n");
+    programs.preload("specular_source_texture.comp", "#define SH_ORDER 1\n");
+}
+
 void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     Impl& m = *impl_;
     m.uploaded = nullptr;
@@ -192,7 +204,7 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     const unsigned format = !env.is_packed() ? 0u : env.packed.encoding == TexelEncoding::Rgbe8 ? 1u : 2u;
     using Clock = std::chrono::steady_clock;
     const auto program_start = Clock::now();
-    m.program = m.programs.get("specular_source.comp", "#define SH_ORDER 1\n#define TEXEL_FORMAT " + std::to_string(format) + "\n");
+    m.program = m.programs.get("specular_source.comp", source_defines(format));
     m.last_program_ms = std::chrono::duration<double, std::milli>(Clock::now() - program_start).count();
     clear_stale_errors();
     const auto start = Clock::now();

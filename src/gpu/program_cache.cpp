@@ -72,6 +72,11 @@ std::string ProgramCache::entry_path(const std::string& key) const {
 }
 
 GLuint ProgramCache::load(const std::string& source) {
+    const GLuint program = begin_load(source);
+    return program && finish_load(program) ? program : 0;
+}
+
+GLuint ProgramCache::begin_load(const std::string& source) {
     if (!enabled()) return 0;
     const std::string key = driver_id_ + "\n" + source;
     std::ifstream in(entry_path(key), std::ios::binary);
@@ -92,15 +97,19 @@ GLuint ProgramCache::load(const std::string& source) {
     clear_gl_errors();
     const GLuint program = glCreateProgram();
     glProgramBinary(program, static_cast<GLenum>(format), binary, binary_length);
+    return program;
+}
+
+bool ProgramCache::finish_load(GLuint program) {
     GLint ok = 0;
-    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);  // waits for the driver
     if (!ok || glGetError() != GL_NO_ERROR) {
         glDeleteProgram(program);
         clear_gl_errors();
-        return 0;
+        return false;
     }
     ++loaded_;
-    return program;
+    return true;
 }
 
 void ProgramCache::store(GLuint program, const std::string& source) {

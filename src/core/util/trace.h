@@ -8,12 +8,16 @@
 
 namespace bake {
 
-inline void trace_event(const char* event) {
+inline bool trace_on() {
     static const bool on = [] {
         const char* v = std::getenv("BAKE_TRACE");
         return v && v[0] == '1';
     }();
-    if (!on) return;
+    return on;
+}
+
+inline void trace_event(const char* event) {
+    if (!trace_on()) return;
     timespec ts{};
     clock_gettime(CLOCK_REALTIME, &ts);
     std::fprintf(stderr, "trace %lld.%06ld %s\n", static_cast<long long>(ts.tv_sec), ts.tv_nsec / 1000, event);
