@@ -3,7 +3,7 @@
 find_program(GLAD_EXECUTABLE glad REQUIRED)
 set(GLAD_OUT ${CMAKE_BINARY_DIR}/glad)
 set(GLAD_ARGS --quiet --reproducible --api gl:core=4.3
-    --extensions GL_KHR_debug,GL_KHR_shader_subgroup,GL_ARB_shader_ballot,GL_NV_shader_thread_group,GL_ARB_parallel_shader_compile,GL_KHR_parallel_shader_compile
+    --extensions GL_KHR_debug,GL_KHR_shader_subgroup,GL_ARB_shader_ballot,GL_NV_shader_thread_group
     --out-path ${GLAD_OUT} c)
 string(REPLACE ";" " " GLAD_ARGS_STR "${GLAD_ARGS}")
 if(NOT EXISTS ${GLAD_OUT}/src/gl.c OR NOT "${GLAD_ARGS_STR}" STREQUAL "${GLAD_LAST_ARGS}")

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "cli_runner.h"
-#include "test_support.h"
 
 using namespace bake::test;
 namespace fs = std::filesystem;
@@ -114,48 +113,4 @@ TEST_CASE("program cache: off, or a folder that cannot be made, costs a compile 
     CHECK(line_count(blocked.err) == line_count(off.err));  // not a word more than without a cache
     CHECK(stats_of(blocked.err).cached == 0);
     CHECK(fs::is_regular_file(dir + "/blocker"));
-}
-
-// With a specular chain the programs it needs are started ahead (ComputePrograms::preload: the
-// driver's threads make them while the projection's load) and finished where first used: a
-// repeat run still loads every one of them, a damaged entry is still compiled again, and the
-// chain's bits are the same each way.
-TEST_CASE("program cache: programs started ahead (specular) load, recompile and compute as the others", "[gpu][cli][cache][specular]") {
-    const std::string dir = scratch("program_cache_preload");
-    const std::string cache = fs::absolute(dir + "/cache").string();
-    const std::string env = "BAKE_PROGRAM_CACHE=" + cache;
-    auto run = [&](const std::string& name) {
-        return run_cli(kSky + " -o " + dir + "/" + name + ".json --specular " + dir + "/" + name +
-                           ".exr --specular-size 16 --device gpu --verbose",
-                       env);
-    };
-    const CliResult first = run("a");
-    if (!gpu_available(first)) return;
-    INFO(first.err);
-    const Stats s1 = stats_of(first.err);
-    if (s1.folder == "off") return;
-    CHECK(s1.compiled >= 6);  // projection, reduction, cells, source, its mips and texture, prefilter
-    CHECK(entries_in(cache).size() == static_cast<std::size_t>(s1.compiled));
-    const CliResult second = run("b");
-    REQUIRE(second.exit_code == 0);
-    CHECK(stats_of(second.err).compiled == 0);
-    CHECK(stats_of(second.err).cached == s1.compiled);
-    CHECK(slurp(dir + "/b.exr") == slurp(dir + "/a.exr"));
-    for (const fs::path& p : entries_in(cache)) fs::resize_file(p, fs::file_size(p) / 2);
-    const CliResult damaged = run("c");
-    REQUIRE(damaged.exit_code == 0);
-    CHECK(stats_of(damaged.err).compiled == s1.compiled);
-    CHECK(slurp(dir + "/c.exr") == slurp(dir + "/a.exr"));
-    // A program started ahead that does not compile: exit 5 and the driver's log, as for the others.
-    const CliResult broken = run_cli(kSky + " -o " + dir + "/d.json --specular " + dir + "/d.exr --specular-size 16 --device gpu",
-                                     env + " BAKE_PROGRAM_CACHE=off BAKE_TEST_FAULT=shader-compile");
-    INFO(broken.err);
-    CHECK(broken.exit_code == 5);
-    // One line for the failure (the input's negative texels have their warning before it).
-    const std::vector<std::string> lines = lines_of(broken.err);
-    REQUIRE_FALSE(lines.empty());
-    CHECK(lines.back().find("GPU path failed: shader ") != std::string::npos);
-    CHECK(lines.back().find("failed to compile") != std::string::npos);
-    CHECK(lines.size() == 1 + static_cast<std::size_t>(broken.err.find("warning:") != std::string::npos));
-    CHECK_FALSE(fs::exists(dir + "/d.exr"));
 }

@@ -31,7 +31,6 @@ struct PrepareHint {
     std::size_t texel_count = 0;            // lat-long: from the header, when known
     std::optional<bool> cube_map;           // an SH irradiance map will be rendered: cube (true) or lat-long
     bool exact_map = false;                 // --irradiance exact
-    bool specular = false;                  // a specular chain (--specular, --gltf)
     int projected_order = 5, map_order = 3;
 };
 

@@ -45,17 +45,10 @@ void GpuBackend::prepare(const PrepareHint& hint) {
     shape.cube = hint.cube;
     shape.encoding = hint.encoding;
     shape.texel_count = hint.texel_count;
-    const unsigned texel_format = !shape.encoding ? 0u : *shape.encoding == TexelEncoding::Rgbe8 ? 1u : 2u;
     try {
-        // The programs needed later first, made by the driver's threads while this one makes the
-        // projection's (ComputePrograms::preload; about 9 ms each for the larger on the H200).
-        if (!hint.exact_map && !shape.cube) cells_->prepare(texel_format);
-        if (hint.specular) {
-            if (!shape.cube) specular_source_->prepare(texel_format);
-            specular_->prepare();
-        }
         projector_->prepare(hint.projected_order, shape, hint.exact_map ? std::nullopt : hint.cube_map, hint.map_order);
         if (hint.exact_map) exact_->prepare();
+        else if (!shape.cube) cells_->prepare(!shape.encoding ? 0u : *shape.encoding == TexelEncoding::Rgbe8 ? 1u : 2u);
     } catch (const GpuError&) {
     }
 }

@@ -85,7 +85,6 @@ PrepareHint first_input_hint(const Options& o, const BakeJob& first) {
     for (const std::string& out : first.outputs)
         if (!has_extension(out, ".json")) hint.cube_map = o.output_layout != "equirect";
     hint.exact_map = o.irradiance == "exact";
-    hint.specular = !first.specular.empty() || !first.gltf.empty();
     hint.projected_order = kProjectedOrder;
     hint.map_order = o.order;
     return hint;

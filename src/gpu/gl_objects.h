@@ -3,7 +3,6 @@
 // Needs a current context on the calling thread.
 #include <cstddef>
 #include <map>
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -119,28 +118,17 @@ public:
     ComputePrograms(const ComputePrograms&) = delete;
     ComputePrograms& operator=(const ComputePrograms&) = delete;
 
-    // The linked program of the shader (embedded, shaders/) with `defines`: made once, from the
-    // program cache's binary or compiled; throws GpuError with the driver's log.
     GLuint get(const char* shader_name, const std::string& defines);
-    // Starts making what a later get() of the same name and defines returns, without waiting for
-    // the driver: with ARB_parallel_shader_compile its threads load or compile several programs
-    // at once while this thread goes on (elsewhere it is done here, as get() would).
-    void preload(const char* shader_name, const std::string& defines);
 
     std::size_t compiled() const { return compiled_; }
     const ProgramCache& cache() const { return cache_; }
     // (shader name + defines, linked program) of every program made so far.
     const std::map<std::string, GLuint>& programs() const { return programs_; }
 
-    struct Pending;
-
 private:
-    Pending start(const char* shader_name, const std::string& defines);
-    GLuint finish(Pending& p);
     ProgramCache cache_;
     std::size_t compiled_ = 0;
     std::map<std::string, GLuint> programs_;
-    std::map<std::string, std::unique_ptr<Pending>> pending_;
 };
 
 }  // namespace bake

@@ -21,20 +21,18 @@ struct GpuIrradianceCells::Impl {
     GlBuffer cells;
     StageTimer timer;
     double last_ms = 0;
-    // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
-    static std::string defines(unsigned texel_format) {
-        return "#define SH_ORDER 1\n#define WG_SIZE " + std::to_string(kGroupSize) + "\n#define TEXEL_FORMAT " +
-               std::to_string(texel_format) + "\n";
+    GLuint program(unsigned texel_format) {
+        // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
+        return projector.programs().get("irradiance_cells.comp", "#define SH_ORDER 1\n#define WG_SIZE " +
+                                                                   std::to_string(kGroupSize) + "\n#define TEXEL_FORMAT " +
+                                                                   std::to_string(texel_format) + "\n");
     }
-    GLuint program(unsigned texel_format) { return projector.programs().get("irradiance_cells.comp", defines(texel_format)); }
 };
 
 GpuIrradianceCells::GpuIrradianceCells(GpuProjector& projector) : impl_(std::make_unique<Impl>(projector)) {}
 GpuIrradianceCells::~GpuIrradianceCells() = default;
 
-void GpuIrradianceCells::prepare(unsigned texel_format) {
-    impl_->projector.programs().preload("irradiance_cells.comp", Impl::defines(texel_format));
-}
+void GpuIrradianceCells::prepare(unsigned texel_format) { impl_->program(texel_format); }
 
 std::optional<IrradianceCells> GpuIrradianceCells::build(const Environment& env, int block) {
     Impl& m = *impl_;

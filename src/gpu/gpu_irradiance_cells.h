@@ -20,8 +20,7 @@ public:
     GpuIrradianceCells(const GpuIrradianceCells&) = delete;
     GpuIrradianceCells& operator=(const GpuIrradianceCells&) = delete;
 
-    // Starts making the program for texels of `texel_format` (GpuProjector::ResidentTexels) ahead of
-    // time (ComputePrograms::preload).
+    // Compiles the program for texels of `texel_format` (GpuProjector::ResidentTexels) ahead of time.
     void prepare(unsigned texel_format);
     // Cells of `block` texels a side over the resident input, which must be `env` (its grid and
     // geometry); nullopt when the resident input is not lat-long (cubes: the CPU builds those).

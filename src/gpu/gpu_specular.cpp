@@ -89,9 +89,7 @@ struct GpuSpecularPrefilter::Impl {
 GpuSpecularPrefilter::GpuSpecularPrefilter(ComputePrograms& programs) : impl_(std::make_unique<Impl>(programs)) {}
 GpuSpecularPrefilter::~GpuSpecularPrefilter() = default;
 
-void GpuSpecularPrefilter::prepare() {
-    impl_->programs.preload("specular_prefilter.comp", Impl::defines());
-}
+void GpuSpecularPrefilter::prepare() { impl_->program(); }
 
 void GpuSpecularPrefilter::plan(const SpecularSettings& settings, int source_size, int threads) {
     Impl& m = *impl_;

@@ -23,7 +23,7 @@ public:
     GpuSpecularPrefilter(const GpuSpecularPrefilter&) = delete;
     GpuSpecularPrefilter& operator=(const GpuSpecularPrefilter&) = delete;
 
-    // Starts making the program ahead of time (ComputePrograms::preload).
+    // Compiles the program ahead of time.
     void prepare();
     // Starts making the sample sets of `settings`' levels for a source of `source_size` on other
     // threads (they depend on these alone: a batch makes them once); prefilter() takes them, or

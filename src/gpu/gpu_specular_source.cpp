@@ -12,6 +12,7 @@
 #include "gpu_projector.h"
 #include "packed_image.h"
 #include "parallel.h"
+#include "trace.h"
 
 // GL 4.4 / ARB_buffer_storage (glad is generated for 4.3).
 #ifndef GL_CLIENT_STORAGE_BIT
@@ -34,12 +35,7 @@ std::size_t level_floats_before(int size, int level) {
 // Offset (floats) of `level` in the chains' buffer, and (doubles) in the solid-angle table.
 std::size_t level_offset(int size, int level) { return level_floats_before(size, 0) - level_floats_before(size, level); }
 std::size_t omega_offset(int size, int level) { return level_offset(size, level) / 36; }
-
-// The source pass's program for texels as the projection uploads them: 0 RGB float, 1 RGBE, 2 half.
-std::string source_defines(unsigned texel_format) {
-    return "#define SH_ORDER 1\n#define TEXEL_FORMAT " + std::to_string(texel_format) + "\n";
 }
-}  // namespace
 
 struct GpuSpecularSource::Impl {
     explicit Impl(GpuProjector& p) : projector(p), programs(p.programs()) {}
@@ -190,13 +186,6 @@ bool GpuSpecularSource::supports(const Environment& env, int size) const {
            groups <= static_cast<std::size_t>(impl_->max_groups[1]) && impl_->max_groups[2] >= 6;
 }
 
-void GpuSpecularSource::prepare(unsigned texel_format) {
-    ComputePrograms& programs = impl_->programs;
-    programs.preload("specular_source.comp", source_defines(texel_format));
-    programs.preload("specular_source_mips.comp", "#define SH_ORDER 1\n");
-    programs.preload("specular_source_texture.comp", "#define SH_ORDER 1\n");
-}
-
 void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     Impl& m = *impl_;
     m.uploaded = nullptr;
@@ -204,9 +193,10 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     const unsigned format = !env.is_packed() ? 0u : env.packed.encoding == TexelEncoding::Rgbe8 ? 1u : 2u;
     using Clock = std::chrono::steady_clock;
     const auto program_start = Clock::now();
-    m.program = m.programs.get("specular_source.comp", source_defines(format));
+    m.program = m.programs.get("specular_source.comp", "#define SH_ORDER 1\n#define TEXEL_FORMAT " + std::to_string(format) + "\n");
     m.last_program_ms = std::chrono::duration<double, std::milli>(Clock::now() - program_start).count();
     clear_stale_errors();
+    trace_event("specular source: program");
     const auto start = Clock::now();
     const void* data = env.is_packed() ? static_cast<const void*>(env.packed.bytes.data()) : env.equirect.rgb.data();
     // The projector's upload (staging buffers filled on all cores: 16 ms for 8192 x 4096 RGBE on
@@ -227,6 +217,7 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     }
     // The tables depend on the input's size and the cube's alone: a batch of maps of one size sends
     // them once, and keeps the chains' buffer (50 MB for a 512 cube: re-specifying it cost the driver).
+    trace_event("specular source: texels");
     const int key[3] = {env.width(), env.height(), size};
     if (!std::equal(key, key + 3, m.tables_for)) {
         const std::vector<double> grid = equirect_source_grid(env.width(), env.height());
@@ -254,7 +245,9 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     }
     check_gl("uploading the specular source's input");
     std::copy(key, key + 3, m.tables_for);
+    trace_event("specular source: tables");
     glFinish();
+    trace_event("specular source: finished");
     m.last_upload_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     m.uploaded = data;
     m.uploaded_size = size;
@@ -299,6 +292,7 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
         }
         std::copy(key, key + 4, m.caps_for);
     }
+    trace_event("specular source: caps");
     glUniform1i(glGetUniformLocation(program, "u_cap_rings"), m.cap_rings);
     const GLint mode = glGetUniformLocation(program, "u_mode"), items = glGetUniformLocation(program, "u_items");
     auto linear_groups = [](int n) { return static_cast<GLuint>((n + 63) / 64); };  // 64 invocations a group
@@ -325,6 +319,7 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
     }
     m.timer.end();
     check_gl("the specular source pass");
+    trace_event("specular source: pass queued");
 }
 
 void GpuSpecularSource::average(const Environment& env, int size, const LuminanceCap& cap, CubeMap* full, CubeMap* capped,

@@ -31,9 +31,6 @@ public:
     // Whether average() takes env: a lat-long input whose texels fit one storage block and whose
     // cube fits the dispatch limits (cube inputs stay on the CPU).
     bool supports(const Environment& env, int size) const;
-    // Starts making the programs ahead of time (ComputePrograms::preload) for texels of
-    // `texel_format` (0 RGB float, 1 RGBE, 2 half).
-    void prepare(unsigned texel_format);
     // Sends env's texels and the tables for a cube of `size` (and compiles the program): the next
     // average() of env uses them. Separate so that it can run while the CPU makes the bright split.
     void upload(const Environment& env, int size, int threads = 0);

@@ -72,11 +72,6 @@ std::string ProgramCache::entry_path(const std::string& key) const {
 }
 
 GLuint ProgramCache::load(const std::string& source) {
-    const GLuint program = begin_load(source);
-    return program && finish_load(program) ? program : 0;
-}
-
-GLuint ProgramCache::begin_load(const std::string& source) {
     if (!enabled()) return 0;
     const std::string key = driver_id_ + "\n" + source;
     std::ifstream in(entry_path(key), std::ios::binary);
@@ -97,19 +92,15 @@ GLuint ProgramCache::begin_load(const std::string& source) {
     clear_gl_errors();
     const GLuint program = glCreateProgram();
     glProgramBinary(program, static_cast<GLenum>(format), binary, binary_length);
-    return program;
-}
-
-bool ProgramCache::finish_load(GLuint program) {
     GLint ok = 0;
-    glGetProgramiv(program, GL_LINK_STATUS, &ok);  // waits for the driver
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
     if (!ok || glGetError() != GL_NO_ERROR) {
         glDeleteProgram(program);
         clear_gl_errors();
-        return false;
+        return 0;
     }
     ++loaded_;
-    return true;
+    return program;
 }
 
 void ProgramCache::store(GLuint program, const std::string& source) {

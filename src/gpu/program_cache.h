@@ -26,10 +26,6 @@ public:
 
     // A linked program from the entry for `source`, or 0 when there is none that the driver takes.
     GLuint load(const std::string& source);
-    // load() in two halves: the program given its binary (0: no entry), not waited for; then
-    // whether the driver took it (false: the program deleted).
-    GLuint begin_load(const std::string& source);
-    bool finish_load(GLuint program);
     // Saves a linked program's binary as the entry for `source`.
     void store(GLuint program, const std::string& source);
 
