@@ -197,17 +197,15 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     chain.push_back(level_zero());
     std::vector<float> result(4 * total);
     if (total > 0) m.output.read(result.data(), result.size() * sizeof(float), "reading the specular levels back");
-    // RGBA to RGB, a (level, face) a task.
-    for (int level = 1; level < levels; ++level) chain.emplace_back(settings.base_size >> level);
-    const int tasks = 6 * (levels - 1);
-    parallel_for(tasks, resolve_threads(threads, tasks), [&](int task) {
-        const int level = 1 + task / 6, f = task % 6;
-        const std::size_t texels = static_cast<std::size_t>(settings.base_size >> level) * (settings.base_size >> level);
-        const float* src = result.data() + 4 * (first[static_cast<std::size_t>(level)] + f * texels);
-        float* dst = chain[static_cast<std::size_t>(level)].faces[f].rgb.data();
-        for (std::size_t i = 0; i < texels; ++i)
-            for (int c = 0; c < 3; ++c) dst[3 * i + c] = src[4 * i + c];
-    });
+    for (int level = 1; level < levels; ++level) {
+        const int n = settings.base_size >> level;
+        const float* src = result.data() + 4 * first[static_cast<std::size_t>(level)];
+        CubeMap out(n);
+        for (int f = 0; f < 6; ++f)
+            for (std::size_t i = 0; i < static_cast<std::size_t>(n) * n; ++i)
+                for (int c = 0; c < 3; ++c) out.faces[f].rgb[3 * i + c] = src[4 * (f * static_cast<std::size_t>(n) * n + i) + c];
+        chain.push_back(std::move(out));
+    }
     m.last_ms = m.timer.total_ms();
     m.last_upload_ms = 0;
     return chain;

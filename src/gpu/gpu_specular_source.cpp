@@ -114,11 +114,8 @@ struct GpuSpecularSource::Impl {
     void read_level(int level, int cubes, CubeMap* const out[2]) {
         const int s = resident_size >> level;
         const std::size_t face_floats = 3 * static_cast<std::size_t>(s) * s;
-        // A face a thread: the copies (and the first touches of the faces' fresh pages) side by side.
-        const int planes = 6 * cubes;
-        read_output(level_offset(resident_size, level), static_cast<std::size_t>(planes) * face_floats, [&](const float* src) {
-            parallel_for(planes, resolve_threads(0, planes),
-                         [&](int k) { std::copy_n(src + k * face_floats, face_floats, out[k / 6]->faces[k % 6].rgb.data()); });
+        read_output(level_offset(resident_size, level), static_cast<std::size_t>(6 * cubes) * face_floats, [&](const float* src) {
+            for (int k = 0; k < 6 * cubes; ++k) std::copy_n(src + k * face_floats, face_floats, out[k / 6]->faces[k % 6].rgb.data());
         });
     }
     void read_limits() {
