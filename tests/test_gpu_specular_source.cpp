@@ -273,6 +273,16 @@ TEST_CASE("GPU specular source kept on the GPU: its mips against the CPU's, leve
             const CubeMap expected = specular_level_zero(full, base);
             REQUIRE(zero.size == base);
             for (int face = 0; face < 6; ++face) CHECK(zero.faces[face].rgb == expected.faces[face].rgb);
+            // The same level queued behind the passes (GpuBackend's way: dispatch, queue, more work, take).
+            gpu.dispatch_resident(c.env, c.size, cap);
+            gpu.queue_level_read(base);
+            gpu.average_resident(cases[2].env, 4, LuminanceCap{});  // replaces it: the queued read is dropped
+            CHECK_THROWS_AS(gpu.take_queued_level(base), GpuError);
+            gpu.dispatch_resident(c.env, c.size, cap);
+            gpu.queue_level_read(base);
+            const CubeMap queued = gpu.take_queued_level(base);
+            REQUIRE(queued.size == base);
+            for (int face = 0; face < 6; ++face) CHECK(queued.faces[face].rgb == expected.faces[face].rgb);
         }
     }
     // Another average replaces the kept source: nothing is read from it any more.
@@ -303,6 +313,11 @@ TEST_CASE("GPU specular source kept on the GPU: a failed pass is an error", "[gp
     CHECK_THROWS_AS(gpu.read_resident_level(16), GpuError);
     gpu.dispatch_resident(env, 16, cap);
     CHECK_THROWS_AS(gpu.read_resident_level(16), GpuError);
+    CHECK(gpu.resident_generation() == 0);
+    // ... and by the read queued behind the passes, which reads the status with the level.
+    gpu.dispatch_resident(env, 16, cap);
+    gpu.queue_level_read(8);
+    CHECK_THROWS_AS(gpu.take_queued_level(8), GpuError);
     CHECK(gpu.resident_generation() == 0);
     ::unsetenv("BAKE_TEST_FAULT");
     CHECK(gpu.average_resident(env, 16, cap) != 0);

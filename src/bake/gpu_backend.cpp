@@ -129,12 +129,12 @@ std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, 
         // Another input's source replaced it since: never read a stale one (the caller falls back).
         if (input.resident_on != name() || input.resident_generation != specular_source_->resident_generation())
             throw GpuError("the specular source kept on the GPU is no longer there");
-        // The levels are queued behind the source's passes before anything waits for them.
+        // Level 0's copy, then the levels, are queued behind the source's passes before anything
+        // waits; level 0 (and the source's status) is then read while the GPU makes the levels.
+        specular_source_->queue_level_read(settings.base_size);
         auto level_zero = [&] {
-            specular_source_->check_resident();
-            trace_event("specular source checked");
-            CubeMap zero = specular_source_->read_resident_level(settings.base_size);
-            trace_event("specular level 0 read");
+            CubeMap zero = specular_source_->take_queued_level(settings.base_size);
+            trace_event("specular source checked, level 0 read");
             return zero;
         };
         chain = specular_->prefilter(specular_source_->resident_texture(), specular_source_->resident_size(), level_zero,

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -59,11 +60,32 @@ struct GpuSpecularSource::Impl {
     int resident_size = 0, resident_cubes = 0;
     // dispatch_resident's passes are in flight and their status not yet read (check_resident).
     bool unchecked = false;
+    // queue_level_read: level `queued_level`'s full cube then the status word, copied into
+    // `level_readback` behind the passes; `level_fence` signals when they are there.
+    GlBuffer level_readback;
+    GLsync level_fence = nullptr;
+    int queued_level = -1;
+    std::uint64_t queued_generation = 0;  // the chains queue_level_read was for (0: none)
+    void drop_level_fence() {
+        if (level_fence) glDeleteSync(level_fence);
+        level_fence = nullptr;
+        queued_level = -1;
+    }
+    // check_resident's end: the source pass's timers (their results are there once the passes
+    // are), and the status word.
+    void conclude_check(std::uint64_t checked_generation, GLuint failed) {
+        last_ms = timer.total_ms();
+        last_mips_gpu_ms = mips_timer.total_ms();
+        last_texture_gpu_ms = texture_timer.total_ms();
+        if (failed) throw GpuError("the specular source pass failed (an edge piece outside its column sums)");
+        generation = checked_generation;
+    }
     GLuint texture = 0;
     int texture_size = 0;
     double last_mips_ms = 0;
     ~Impl() {
         if (texture) glDeleteTextures(1, &texture);
+        drop_level_fence();
     }
     const void* uploaded = nullptr;  // the texels upload() sent, until average() uses them
     int uploaded_size = 0;
@@ -262,6 +284,7 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
     m.uploaded = nullptr;  // one average an upload
     m.generation = 0;      // `output` is about to be overwritten
     m.unchecked = false;
+    m.drop_level_fence();
     const GLuint program = m.program;
     glUseProgram(program);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m.texel_buffer);
@@ -440,12 +463,83 @@ void GpuSpecularSource::check_resident() {
     const std::uint64_t generation = m.generation;
     m.generation = 0;  // until the status says the chains are good
     GLuint failed = 0;
-    m.status.read(&failed, sizeof failed, "reading the specular source's status");  // waits for the passes
-    m.last_ms = m.timer.total_ms();
-    m.last_mips_gpu_ms = m.mips_timer.total_ms();
-    m.last_texture_gpu_ms = m.texture_timer.total_ms();
-    if (failed) throw GpuError("the specular source pass failed (an edge piece outside its column sums)");
-    m.generation = generation;
+    m.status.read(&failed, sizeof failed, "reading the specular source's status");  // waits for everything queued
+    m.conclude_check(generation, failed);
+}
+
+namespace {
+// The level of a `source` chain whose faces are `size` (or the smallest larger), as read_resident_level takes it.
+int level_for(int source, int size) {
+    int level = 0;
+    while ((source >> level) > size && (source >> level) > 1) ++level;
+    return level;
+}
+}  // namespace
+
+void GpuSpecularSource::queue_level_read(int size) {
+    Impl& m = *impl_;
+    if (m.generation == 0) throw GpuError("the specular source: no resident chain");
+    m.drop_level_fence();
+    m.queued_generation = m.generation;
+    if (!m.unchecked || !m.projector.buffer_storage_available()) return;  // take_queued_level reads it then
+    const int level = level_for(m.resident_size, size), s = m.resident_size >> level;
+    const std::size_t level_bytes = 18 * static_cast<std::size_t>(s) * s * sizeof(float);  // the full cube, 6 faces of RGB
+    const std::size_t bytes = level_bytes + 16;                                           // then the status word
+    if (!m.level_readback.immutable || m.level_readback.size < bytes) {
+        m.level_readback.reset();
+        m.level_readback.allocate_storage(bytes, GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
+    }
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, m.level_readback.id);
+    glBindBuffer(GL_COPY_READ_BUFFER, m.output.id);
+    glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, static_cast<GLintptr>(level_offset(m.resident_size, level) * sizeof(float)),
+                        0, static_cast<GLsizeiptr>(level_bytes));
+    glBindBuffer(GL_COPY_READ_BUFFER, m.status.id);
+    glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, static_cast<GLintptr>(level_bytes), sizeof(GLuint));
+    check_gl("queuing the specular source's level read");
+    m.level_fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    m.queued_level = level;
+}
+
+CubeMap GpuSpecularSource::take_queued_level(int size) {
+    Impl& m = *impl_;
+    const std::uint64_t queued_for = m.queued_generation;
+    m.queued_generation = 0;
+    if (queued_for == 0 || queued_for != m.generation) {
+        m.drop_level_fence();
+        throw GpuError("the specular source: the level queued for reading was replaced");
+    }
+    if (m.queued_level < 0 || m.level_fence == nullptr) return read_resident_level(size);
+    const int level = m.queued_level, s = m.resident_size >> level;
+    GLenum waited;
+    while ((waited = glClientWaitSync(m.level_fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000)) == GL_TIMEOUT_EXPIRED) {
+    }
+    m.drop_level_fence();
+    if (waited == GL_WAIT_FAILED) throw GpuError("waiting for the specular source's level failed (context lost?)");
+    const std::size_t face_floats = 3 * static_cast<std::size_t>(s) * s;
+    const std::size_t level_bytes = 6 * face_floats * sizeof(float);
+    CubeMap cube(s);
+    GLuint failed = 0;
+    glBindBuffer(GL_COPY_WRITE_BUFFER, m.level_readback.id);
+    const void* mapped = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(level_bytes + sizeof failed), GL_MAP_READ_BIT);
+    if (!mapped) {
+        check_gl("mapping the specular source's level");
+        throw GpuError("mapping the specular source's level failed");
+    }
+    const float* src = static_cast<const float*>(mapped);
+    std::memcpy(&failed, static_cast<const char*>(mapped) + level_bytes, sizeof failed);
+    if (!failed)
+        for (int f = 0; f < 6; ++f) std::copy_n(src + f * face_floats, face_floats, cube.faces[f].rgb.data());
+    glUnmapBuffer(GL_COPY_WRITE_BUFFER);
+    check_gl("reading the specular source's level back");
+    if (m.unchecked) {
+        m.unchecked = false;
+        const std::uint64_t generation = m.generation;
+        m.generation = 0;  // until the status says the chains are good
+        m.conclude_check(generation, failed);
+    }
+    if (cube.size == size) return cube;
+    return specular_level_zero({cube}, size);  // a source smaller than the level: its texels repeated
 }
 
 std::uint64_t GpuSpecularSource::resident_generation() const { return impl_->generation; }
@@ -456,10 +550,8 @@ CubeMap GpuSpecularSource::read_resident_level(int size) {
     Impl& m = *impl_;
     check_resident();
     if (m.generation == 0) throw GpuError("the specular source: no resident chain");
-    const int source = m.resident_size;
-    int level = 0;
-    while ((source >> level) > size && (source >> level) > 1) ++level;
-    CubeMap cube(source >> level);
+    const int level = level_for(m.resident_size, size);
+    CubeMap cube(m.resident_size >> level);
     CubeMap* const out[2] = {&cube, nullptr};
     m.read_level(level, 1, out);
     if (cube.size == size) return cube;

@@ -51,6 +51,12 @@ public:
     // read_resident_* calls check first.
     std::uint64_t dispatch_resident(const Environment& env, int size, const LuminanceCap& cap, int threads = 0);
     void check_resident();
+    // read_resident_level(size) in two halves around more GPU work: queue_level_read queues the
+    // copy of that level and of the status word right behind the source's passes (where buffer
+    // storage is there and the status is unread); take_queued_level waits for those alone (not
+    // for what was queued after them: the chain's levels) and checks the status as check_resident.
+    void queue_level_read(int size);
+    CubeMap take_queued_level(int size);
     // What average_resident left: generation (0: none), face size, the prefilter's texture.
     std::uint64_t resident_generation() const;
     int resident_size() const;
