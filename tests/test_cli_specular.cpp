@@ -102,6 +102,22 @@ TEST_CASE("specular: the GPU path agrees with the CPU estimator, and {level} wri
     }
 }
 
+// --gltf's chain beside --specular's is made from the source the first chain left on the GPU (its
+// status already read, so its level 0 is read the plain way: GpuSpecularSource::take_queued_level's
+// fallback): the same file as --gltf alone, whose own source is made, checked and read anew.
+TEST_CASE("specular: --gltf beside --specular on the GPU writes what --gltf alone does", "[cli][specular][gpu]") {
+    const std::string both = scratch("specular_gltf_both"), alone = scratch("specular_gltf_alone");
+    const CliResult r = run_cli(kSample + " --device gpu --specular " + both + "/spec.exr --gltf " + both +
+                                "/ibl.gltf --specular-size 32 --report " + both + "/report.json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(read_json(both + "/report.json")["files"][0]["specular"]["computed_by"] == "gpu");
+    REQUIRE(run_cli(kSample + " --device gpu --gltf " + alone + "/ibl.gltf --specular-size 32").exit_code == 0);
+    const std::string gltf = slurp(alone + "/ibl.gltf");
+    CHECK(gltf.find("specularImages") != std::string::npos);
+    CHECK(slurp(both + "/ibl.gltf") == gltf);
+}
+
 TEST_CASE("specular: --compare reports the chain against the brute force and the estimator", "[cli][specular][gpu]") {
     const std::string dir = scratch("specular_compare");
     const CliResult r = run_cli(kWarehouse + " --compare --specular " + dir + "/spec.exr --specular-size 8 " +
