@@ -77,13 +77,6 @@ struct Bake::State {
     std::future<IrradianceAnalysis> analysis;
 };
 
-// The specular stage runs beside the analysis' CPU half (the exact irradiance at the report's
-// directions: 4-8 ms on the H200 machine) when nothing between them needs the analysis: the
-// chain depends on the texels alone, and on the GPU path it is mostly waiting for the GPU.
-bool Bake::specular_beside_analysis(const BakeJob& job) const {
-    return !s_.compare && (!job.specular.empty() || !job.gltf.empty());
-}
-
 BakeOutcome Bake::compute(const BakeJob& job, const std::function<LoadedInput()>& get_loaded, FileReport& rep) {
     std::optional<CoefficientsDocument> golden = read_golden(job);
     log_.stage("load");
@@ -98,14 +91,18 @@ BakeOutcome Bake::compute(const BakeJob& job, const std::function<LoadedInput()>
         log_.warning(w);
     }
     project(st);
-    const bool beside = specular_beside_analysis(job);
+    // The specular stage runs beside the analysis' CPU half (the exact irradiance at the report's
+    // directions: 4-8 ms on the H200 machine) unless --compare reads the analysis first: the
+    // chain depends on the texels alone, and on the GPU path it is mostly waiting for the GPU.
+    const bool chain_wanted = !job.specular.empty() || !job.gltf.empty();
+    const bool beside = chain_wanted && !s_.compare;
     analyse(st, beside);
     if (beside) specular(st);
     finish_analysis(st);
     if (s_.compare) compare(st);
     if (outputs_need_map(job) && !st.map) irradiance_map(st);
     if (st.map) rep.timings.irradiance = st.map_ms;
-    if (!beside && (!job.specular.empty() || !job.gltf.empty())) specular(st);
+    if (chain_wanted && !beside) specular(st);
     const Image* map = st.map ? &*st.map : nullptr;
     const SpecularBake* chain = st.specular ? &*st.specular : nullptr;
     check_float_range(job.label, st.loaded.record, map, chain);

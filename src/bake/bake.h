@@ -2,7 +2,7 @@
 // One input's bake as a pipeline of stages over the backends of Devices (devices.h):
 //   load -> project SH -> analyse (SH error report, window) -> compare (--compare) ->
 //   irradiance map -> specular chain -> outputs (all or none) -> golden check (--golden).
-// Without --compare the specular chain runs beside the analysis' CPU half (specular_beside_analysis).
+// Without --compare the specular chain runs beside the analysis' CPU half (Bake::compute).
 // The CLI plans the jobs and prints; the benchmark and the tests can run a bake the same way
 // without going through argv. The outputs are a step of their own (write_outcome), so that a
 // batch can write one input's while the next one bakes.
@@ -76,7 +76,6 @@ private:
     void project(State& st);
     void analyse(State& st, bool beside);
     void finish_analysis(State& st);
-    bool specular_beside_analysis(const BakeJob& job) const;
     void compare(State& st);
     void irradiance_map(State& st);
     void specular(State& st);

@@ -63,6 +63,16 @@ std::string driver_log_line(std::string log) {
     return out;
 }
 
+void wait_and_delete(GLsync& fence, const char* what) {
+    if (!fence) return;
+    GLenum status;
+    while ((status = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000)) == GL_TIMEOUT_EXPIRED) {
+    }
+    glDeleteSync(fence);
+    fence = nullptr;
+    if (status == GL_WAIT_FAILED) throw GpuError(std::string("waiting for ") + what + " failed (context lost?)");
+}
+
 bool fault_requested(const char* what) {
     const char* fault = std::getenv("BAKE_TEST_FAULT");
     return fault && std::strcmp(fault, what) == 0;

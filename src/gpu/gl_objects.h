@@ -26,6 +26,9 @@ void clear_stale_errors();
 std::string driver_log_line(std::string log);
 // BAKE_TEST_FAULT=what (test hooks).
 bool fault_requested(const char* what);
+// Waits until the GPU has passed `fence` (however long: a timeout only means "not yet"), then
+// deletes it; a null fence is passed. A failed wait (a lost context, say) is a GpuError naming `what`.
+void wait_and_delete(GLsync& fence, const char* what);
 
 struct GlBuffer {
     GLuint id = 0;

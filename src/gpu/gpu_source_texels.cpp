@@ -52,18 +52,6 @@ void parallel_copy(void* dst, const void* src, std::size_t bytes, unsigned max_t
     for (auto& th : pool) th.join();
 }
 
-// Waits until the GPU has passed `fence` (however long: a timeout only means "not yet"), then
-// deletes it. A failed wait (a lost context, say) is a GpuError.
-void wait_and_delete(GLsync& fence) {
-    if (!fence) return;
-    GLenum status;
-    while ((status = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000)) == GL_TIMEOUT_EXPIRED) {
-    }
-    glDeleteSync(fence);
-    fence = nullptr;
-    if (status == GL_WAIT_FAILED) throw GpuError("waiting for an upload copy failed (context lost?)");
-}
-
 // Double-precision lat-long geometry for the shaders (see project_sh.comp): rows
 // (sin theta, cos theta, pixel solid angle, 0), columns (cos phi, sin phi).
 void fill_equirect_tables(int width, int height, std::vector<float>* rows, std::vector<float>* cols) {
@@ -188,7 +176,7 @@ void GpuSourceTexels::write(GlBuffer& buffer, std::size_t offset, const void* sr
         const std::size_t n = std::min(staging_bytes_, bytes - done);
         const int slot = staging_next_;
         staging_next_ ^= 1;
-        wait_and_delete(staging_fence_[slot]);  // the copy out of this staging buffer must have finished
+        wait_and_delete(staging_fence_[slot], "an upload copy");  // the copy out of this staging buffer must have finished
         if (src) parallel_copy(staging_map_[slot], static_cast<const char*>(src) + done, n, tuning.upload_threads);
         else std::memset(staging_map_[slot], 0, n);
         glBindBuffer(GL_COPY_READ_BUFFER, staging_[slot]->id);
@@ -207,7 +195,7 @@ void GpuSourceTexels::ensure_staging(const GpuTuning&) {
     const std::size_t wanted = std::min(kStagingBytes, std::max(mib, ceil_div(upload_total_, mib) * mib));
     if (staging_[0] && staging_bytes_ < wanted) {
         for (int i = 0; i < 2; ++i) {
-            wait_and_delete(staging_fence_[i]);  // no copy may still read the buffer we unmap
+            wait_and_delete(staging_fence_[i], "an upload copy");  // no copy may still read the buffer we unmap
             glBindBuffer(GL_COPY_READ_BUFFER, staging_[i]->id);
             glUnmapBuffer(GL_COPY_READ_BUFFER);
             staging_map_[i] = nullptr;

@@ -62,9 +62,11 @@ struct GpuSpecularPrefilter::Impl {
     }
     StageTimer timer, upload_timer;
     double last_ms = 0, last_upload_ms = 0;
-    // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
-    static std::string defines() { return "#define SH_ORDER 1\n#define WG_SIZE " + std::to_string(kGroupSize) + "\n"; }
-    GLuint program() { return programs.get("specular_prefilter.comp", defines()); }
+    GLuint program() {
+        // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
+        return programs.get("specular_prefilter.comp",
+                            "#define SH_ORDER 1\n#define WG_SIZE " + std::to_string(kGroupSize) + "\n");
+    }
     void upload(const std::vector<CubeMap>& mips) {
         if (texture) glDeleteTextures(1, &texture);
         glGenTextures(1, &texture);

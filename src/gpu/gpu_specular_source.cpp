@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gl_objects.h"
@@ -71,14 +72,23 @@ struct GpuSpecularSource::Impl {
         level_fence = nullptr;
         queued_level = -1;
     }
-    // check_resident's end: the source pass's timers (their results are there once the passes
-    // are), and the status word.
-    void conclude_check(std::uint64_t checked_generation, GLuint failed) {
+    // The end of check_resident (or take_queued_level) once the status word is read: the source
+    // pass's timers (their results are there once the passes are), and a failed pass ends the chains.
+    void conclude_check(GLuint failed) {
+        unchecked = false;
         last_ms = timer.total_ms();
         last_mips_gpu_ms = mips_timer.total_ms();
         last_texture_gpu_ms = texture_timer.total_ms();
-        if (failed) throw GpuError("the specular source pass failed (an edge piece outside its column sums)");
-        generation = checked_generation;
+        if (failed) {
+            generation = 0;
+            throw GpuError("the specular source pass failed (an edge piece outside its column sums)");
+        }
+    }
+    // `buffer` as a client-storage read-back buffer of at least `bytes` (kept while large enough).
+    static void ensure_readback(GlBuffer& buffer, std::size_t bytes) {
+        if (buffer.immutable && buffer.size >= bytes) return;
+        buffer.reset();
+        buffer.allocate_storage(bytes, GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
     }
     GLuint texture = 0;
     int texture_size = 0;
@@ -112,10 +122,7 @@ struct GpuSpecularSource::Impl {
             use(static_cast<const float*>(host.data()));
             return copied;
         }
-        if (!readback.immutable || readback.size < bytes) {
-            readback.reset();
-            readback.allocate_storage(bytes, GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
-        }
+        ensure_readback(readback, bytes);
         glBindBuffer(GL_COPY_READ_BUFFER, output.id);
         glBindBuffer(GL_COPY_WRITE_BUFFER, readback.id);
         glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, static_cast<GLintptr>(offset * sizeof(float)), 0,
@@ -459,12 +466,11 @@ std::uint64_t GpuSpecularSource::dispatch_resident(const Environment& env, int s
 void GpuSpecularSource::check_resident() {
     Impl& m = *impl_;
     if (!m.unchecked) return;
-    m.unchecked = false;
-    const std::uint64_t generation = m.generation;
-    m.generation = 0;  // until the status says the chains are good
+    const std::uint64_t generation = std::exchange(m.generation, 0);  // 0 should the read fail
     GLuint failed = 0;
     m.status.read(&failed, sizeof failed, "reading the specular source's status");  // waits for everything queued
-    m.conclude_check(generation, failed);
+    m.generation = generation;
+    m.conclude_check(failed);
 }
 
 namespace {
@@ -485,10 +491,7 @@ void GpuSpecularSource::queue_level_read(int size) {
     const int level = level_for(m.resident_size, size), s = m.resident_size >> level;
     const std::size_t level_bytes = 18 * static_cast<std::size_t>(s) * s * sizeof(float);  // the full cube, 6 faces of RGB
     const std::size_t bytes = level_bytes + 16;                                           // then the status word
-    if (!m.level_readback.immutable || m.level_readback.size < bytes) {
-        m.level_readback.reset();
-        m.level_readback.allocate_storage(bytes, GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
-    }
+    Impl::ensure_readback(m.level_readback, bytes);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     glBindBuffer(GL_COPY_WRITE_BUFFER, m.level_readback.id);
     glBindBuffer(GL_COPY_READ_BUFFER, m.output.id);
@@ -509,13 +512,10 @@ CubeMap GpuSpecularSource::take_queued_level(int size) {
         m.drop_level_fence();
         throw GpuError("the specular source: the level queued for reading was replaced");
     }
-    if (m.queued_level < 0 || m.level_fence == nullptr) return read_resident_level(size);
-    const int level = m.queued_level, s = m.resident_size >> level;
-    GLenum waited;
-    while ((waited = glClientWaitSync(m.level_fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000)) == GL_TIMEOUT_EXPIRED) {
-    }
+    if (m.queued_level < 0) return read_resident_level(size);  // nothing was queued: read it now
+    const int s = m.resident_size >> m.queued_level;
+    wait_and_delete(m.level_fence, "the specular source's level");
     m.drop_level_fence();
-    if (waited == GL_WAIT_FAILED) throw GpuError("waiting for the specular source's level failed (context lost?)");
     const std::size_t face_floats = 3 * static_cast<std::size_t>(s) * s;
     const std::size_t level_bytes = 6 * face_floats * sizeof(float);
     CubeMap cube(s);
@@ -532,12 +532,7 @@ CubeMap GpuSpecularSource::take_queued_level(int size) {
         for (int f = 0; f < 6; ++f) std::copy_n(src + f * face_floats, face_floats, cube.faces[f].rgb.data());
     glUnmapBuffer(GL_COPY_WRITE_BUFFER);
     check_gl("reading the specular source's level back");
-    if (m.unchecked) {
-        m.unchecked = false;
-        const std::uint64_t generation = m.generation;
-        m.generation = 0;  // until the status says the chains are good
-        m.conclude_check(generation, failed);
-    }
+    if (m.unchecked) m.conclude_check(failed);
     if (cube.size == size) return cube;
     return specular_level_zero({cube}, size);  // a source smaller than the level: its texels repeated
 }
