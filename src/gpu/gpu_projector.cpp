@@ -55,6 +55,7 @@
 #include "gl_objects.h"
 #include "gpu_irradiance_map.h"
 #include "gpu_source_texels.h"
+#include "trace.h"
 
 namespace bake {
 namespace {
@@ -245,7 +246,10 @@ void GpuProjector::prepare(int order, const InputShape& input, std::optional<boo
     const unsigned format = !input.encoding ? 0u : *input.encoding == TexelEncoding::Rgbe8 ? 1u : 2u;
     m.projection_programs(order, input.cube, symmetric, input.cube ? 0u : format, m.tuning);
     if (cube_map) m.map.prepare(map_order > 0 ? map_order : order, *cube_map);
-    if (!input.cube) m.source.prepare(input.texel_count, input.encoding, m.tuning);
+    if (!input.cube) {
+        m.source.prepare(input.texel_count, input.encoding, m.tuning);
+        trace_event("upload buffers made");
+    }
 }
 
 Projection GpuProjector::project(const Environment& env, int order) {

@@ -258,6 +258,7 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
         // Room for every mip level's solid angles after the source's (average_resident writes them).
         m.omega.allocate(level_floats_before(size, 0) / 36 * sizeof(double), nullptr);
         glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(omega.size() * sizeof(double)), omega.data());
+        trace_event("specular source: grid and solid angles");
         // The shader's non-dyadic double constants (shaders/specular_source.comp), so that no
         // compiler's handling of double literals can round them.
         {
@@ -270,6 +271,7 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
         }
         // Both cubes and all their mips (average_resident; average() reads back level 0).
         m.output.allocate(level_floats_before(size, 0) * sizeof(float), nullptr, GL_DYNAMIC_COPY);
+        trace_event("specular source: chains' buffer");
         std::fill(m.tables_for, m.tables_for + 3, 0);  // kept only once made without a GL error
     }
     check_gl("uploading the specular source's input");
