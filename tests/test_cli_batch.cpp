@@ -296,3 +296,40 @@ TEST_CASE("timings: --timings prints every stage that ran, per input", "[cli][ba
     r = run_cli(kSample + " -o " + dir + "/a.json --device cpu");
     CHECK(r.out.empty());  // no --timings: nothing on stdout for a single input
 }
+
+TEST_CASE("batch: the next input's texels go to the GPU while it makes a chain, and change no byte", "[cli][batch][gpu][specular]") {
+    const std::string dir = scratch("batch_upload_ahead");
+    const std::string corrupt = make_corrupt(dir);
+    // RGBE, half and float-free inputs of three sizes, the corrupt one after a chain (its decode
+    // fails where the upload ahead looks at it), the first map again at the end.
+    const std::string inputs = kSample + " " + kSky + " " + corrupt + " " + kWarehouse + " " + dir + "/again.hdr";
+    fs::copy_file(kSample, dir + "/again.hdr");
+    auto bake = [&](const std::string& out, const std::string& env) {
+        return run_cli(inputs + " --out-dir " + dir + "/" + out + " --name '{stem}.json' --specular '" + dir + "/" + out +
+                           "/{stem}_s.exr' --specular-size 32 --device gpu --jobs 4",
+                       env);
+    };
+    const CliResult ahead = bake("ahead", "BAKE_TRACE=1");
+    if (ahead.exit_code == kExitGpuUnavailable && std::getenv("BAKE_ALLOW_NO_GL")) {
+        WARN("no OpenGL 4.3 context: " << ahead.err);
+        return;
+    }
+    const CliResult plain = bake("plain", "BAKE_UPLOAD_AHEAD=0");
+    INFO(ahead.err << "\n" << plain.err);
+    CHECK(ahead.exit_code == kExitInput);
+    CHECK(plain.exit_code == kExitInput);
+    std::string errors;  // the lines that are not the trace's
+    for (const std::string& line : lines_of(ahead.err))
+        if (line.rfind("trace ", 0) != 0) errors += line + "\n";
+    CHECK(errors == plain.err);
+    // Sent ahead where the next input had decoded by then (four decoders for inputs that decode
+    // in milliseconds, chains that take the GPU longer): the feature is on, and not by accident.
+    CHECK(count_of(ahead.err, "next input sent ahead") >= 1);
+    const std::vector<std::string> names = names_in(dir + "/plain");
+    CHECK(names.size() == 8);
+    CHECK(names_in(dir + "/ahead") == names);
+    for (const std::string& name : names) {
+        INFO(name);
+        CHECK(slurp(dir + "/ahead/" + name) == slurp(dir + "/plain/" + name));
+    }
+}

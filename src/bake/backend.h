@@ -4,6 +4,7 @@
 // bounds their tests state). Which one runs an operation, and what happens when the GPU fails, is
 // decided in one place: Devices (devices.h). Both compute the same quantities in the convention of
 // docs/CONVENTION.md.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,8 @@ struct PrepareHint {
     std::size_t texel_count = 0;            // lat-long: from the header, when known
     std::optional<bool> cube_map;           // an SH irradiance map will be rendered: cube (true) or lat-long
     bool exact_map = false;                 // --irradiance exact
+    int width = 0, height = 0;              // lat-long: from the header, when known
+    int specular_source_size = 0;           // the specular chain's source cube face (0: no chain)
     int projected_order = 5, map_order = 3;
 };
 
@@ -71,6 +74,15 @@ public:
     // After prefilter_specular: input.average_by completed with what was measured after prepare
     // returned (a source still in flight then).
     virtual void describe_specular_source(SpecularInput& input) { (void)input; }
+
+    // Work for the calling thread while this backend waits for its device, called at most once,
+    // in the operations that follow until it is replaced (nullptr: none). The pipeline sets it
+    // around a batch input's specular chain to send the next input's texels meanwhile.
+    virtual void set_while_waiting(std::function<void()> work) { (void)work; }
+    // env's texels sent to the device behind its work in flight, so that env's own operations
+    // need not send them (nothing where the backend keeps no texels). Never throws: a failure
+    // leaves them to env's own upload.
+    virtual void upload_ahead(const Environment& env) { (void)env; }
 };
 
 }  // namespace bake

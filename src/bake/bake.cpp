@@ -56,6 +56,20 @@ void check_float_range(const std::string& label, const BakeRecord& record, const
 
 }  // namespace
 
+namespace {
+// A backend's while-waiting work for one operation: cleared after it, a throw included.
+class WhileWaiting {
+public:
+    WhileWaiting(Backend& b, std::function<void()> work) : b_(b) { b_.set_while_waiting(std::move(work)); }
+    ~WhileWaiting() { b_.set_while_waiting(nullptr); }
+    WhileWaiting(const WhileWaiting&) = delete;
+    WhileWaiting& operator=(const WhileWaiting&) = delete;
+
+private:
+    Backend& b_;
+};
+}  // namespace
+
 bool Bake::cells_on_gpu(bool gpu_there) const {
     return gpu_there && devices_.mode() != DeviceMode::Cpu && !s_.exact_map;
 }
@@ -241,8 +255,13 @@ void Bake::specular(State& st) {
     log_.stage("specular");
     // The bright split was made where the input decoded; --compare reads the source in memory.
     const BrightSplit* split = st.loaded.bright ? &*st.loaded.bright : nullptr;
+    const bool send_ahead = next_input_ && !s_.compare && st.job.gltf.empty();
     if (!st.job.specular.empty())
         st.specular = devices_.run(Operation::Specular, st.job.label, [&](Backend& b) {
+            const WhileWaiting ahead(b, send_ahead ? std::function<void()>([this, &b] {
+                if (const Environment* next = next_input_()) b.upload_ahead(*next);
+            })
+                                                   : nullptr);
             return bake_specular(st.loaded.env, s_.specular, b, s_.threads, nullptr, split, s_.compare);
         });
     if (!st.job.gltf.empty()) {

@@ -71,6 +71,12 @@ public:
     // and the checks' verdicts. Throws CheckFailed: the outputs are written, the exit code says so.
     void conclude(const BakeJob& job, const BakeOutcome& outcome, FileReport& rep);
 
+    // In a batch: the next input once decoded (nullptr while it decodes, or when there is none),
+    // looked at without waiting. Its texels then go to the device while it makes this input's
+    // specular chain (Backend::upload_ahead), unless something after the chain still reads this
+    // input's texels there (--compare, --gltf).
+    void set_next_input(std::function<const Environment*()> next) { next_input_ = std::move(next); }
+
 private:
     struct State;  // what the stages of one input make (bake.cpp)
     void project(State& st);
@@ -84,6 +90,7 @@ private:
     const BakeSettings& s_;
     Devices& devices_;
     BakeLog& log_;
+    std::function<const Environment*()> next_input_;
 };
 
 }  // namespace bake

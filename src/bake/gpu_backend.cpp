@@ -49,6 +49,8 @@ void GpuBackend::prepare(const PrepareHint& hint) {
         projector_->prepare(hint.projected_order, shape, hint.exact_map ? std::nullopt : hint.cube_map, hint.map_order);
         if (hint.exact_map) exact_->prepare();
         else if (!shape.cube) cells_->prepare(!shape.encoding ? 0u : *shape.encoding == TexelEncoding::Rgbe8 ? 1u : 2u);
+        if (hint.specular_source_size > 0 && hint.width > 0)
+            specular_source_->plan_tables(hint.width, hint.height, hint.specular_source_size, threads_);
     } catch (const GpuError&) {
     }
 }
@@ -133,6 +135,11 @@ std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, 
         // waits; level 0 (and the source's status) is then read while the GPU makes the levels.
         specular_source_->queue_level_read(settings.base_size);
         auto level_zero = [&] {
+            if (while_waiting_) {  // the GPU has the source and the levels to do: ~28 ms at 4k on the H200
+                const std::function<void()> work = std::move(while_waiting_);
+                while_waiting_ = nullptr;
+                work();
+            }
             CubeMap zero = specular_source_->take_queued_level(settings.base_size);
             trace_event("specular source checked, level 0 read");
             return zero;
@@ -143,6 +150,12 @@ std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, 
     trace_event("prefiltered");
     ms += specular_->last_ms();
     return chain;
+}
+
+void GpuBackend::upload_ahead(const Environment& env) {
+    specular_source_->forget_upload();  // its texels are about to be replaced
+    projector_->upload_ahead(env);
+    trace_event("next input sent ahead");
 }
 
 GpuBackend::ProgramStats GpuBackend::program_stats() const {

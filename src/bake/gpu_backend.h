@@ -40,6 +40,9 @@ public:
     std::vector<CubeMap> prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
                                             double& ms) override;
     void describe_specular_source(SpecularInput& input) override;
+    // Called in prefilter_specular of a source kept on the GPU, once its levels are queued.
+    void set_while_waiting(std::function<void()> work) override { while_waiting_ = std::move(work); }
+    void upload_ahead(const Environment& env) override;
 
     struct ProgramStats {
         std::size_t compiled = 0, cached = 0;
@@ -55,6 +58,7 @@ private:
     std::unique_ptr<GpuIrradianceCells> cells_;
     std::unique_ptr<GpuSpecularPrefilter> specular_;
     std::unique_ptr<GpuSpecularSource> specular_source_;
+    std::function<void()> while_waiting_;
 };
 
 }  // namespace bake

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <future>
@@ -16,6 +17,8 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <chrono>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -79,8 +82,12 @@ PrepareHint first_input_hint(const Options& o, const BakeJob& first) {
     if (!hint.cube) {
         hint.encoding = has_extension(first.label, ".hdr") ? TexelEncoding::Rgbe8 : TexelEncoding::Half;
         // A 2:1 header: the upload buffers can be made while the texels decode.
-        if (const auto size = read_image_size(first.label); size && size->first == 2 * size->second)
+        if (const auto size = read_image_size(first.label); size && size->first == 2 * size->second) {
             hint.texel_count = static_cast<std::size_t>(size->first) * static_cast<std::size_t>(size->second);
+            hint.width = size->first;
+            hint.height = size->second;
+            if (!o.specular.empty()) hint.specular_source_size = default_specular_source_size(size->first, o.specular_size);
+        }
     }
     for (const std::string& out : first.outputs)
         if (!has_extension(out, ".json")) hint.cube_map = o.output_layout != "equirect";
@@ -326,7 +333,7 @@ void App::skip_for_fail_fast(FileReport& rep) {
 class DecodeAhead {
 public:
     DecodeAhead(const std::vector<BakeJob>& jobs, const BakeSettings& settings, int ahead)
-        : jobs_(jobs), settings_(settings), ahead_(ahead), pending_(jobs.size()) {}
+        : jobs_(jobs), settings_(settings), ahead_(ahead), pending_(jobs.size()), done_(jobs.size()), failed_(jobs.size()) {}
     // Starts input i's decode; `cells_on_gpu` says whether its report cells are left to the GPU.
     void launch(std::size_t i, bool cells_on_gpu) {
         if (i < jobs_.size() && !pending_[i].valid())
@@ -338,7 +345,27 @@ public:
     }
     // Input i decoded: waited for when launched, else decoded now on this thread.
     LoadedInput get(std::size_t i, bool cells_on_gpu) {
+        if (failed_[i]) std::rethrow_exception(std::exchange(failed_[i], nullptr));
+        if (done_[i]) {
+            LoadedInput loaded = std::move(*done_[i]);
+            done_[i].reset();
+            return loaded;
+        }
         return pending_[i].valid() ? pending_[i].get() : load_input(jobs_[i], settings_, cells_on_gpu);
+    }
+    // Input i's texels when its decode has finished (looked at, not taken: get(i) returns it);
+    // nullptr while it decodes, when it was never launched, or when it failed (get(i) says so).
+    const Environment* ready(std::size_t i) {
+        if (i >= jobs_.size()) return nullptr;
+        if (!done_[i] && !failed_[i] && pending_[i].valid() &&
+            pending_[i].wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+            try {
+                done_[i].emplace(pending_[i].get());
+            } catch (...) {
+                failed_[i] = std::current_exception();
+            }
+        }
+        return done_[i] ? &done_[i]->env : nullptr;
     }
 
 private:
@@ -346,6 +373,8 @@ private:
     const BakeSettings& settings_;
     int ahead_;
     std::vector<std::future<LoadedInput>> pending_;  // their destructors wait for decodes still running
+    std::vector<std::optional<LoadedInput>> done_;   // taken out of pending_ by ready()
+    std::vector<std::exception_ptr> failed_;         // the same, for decodes that threw
 };
 
 int App::run() {
@@ -429,6 +458,12 @@ int App::run() {
 std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& decode, RunReport& report) {
     Bake bake(settings_, *devices_, *this);
     const bool cells_on_gpu = bake.cells_on_gpu(devices_->gpu() != nullptr);
+    // The input after the one baking, once decoded: its texels go to the GPU while it works.
+    std::size_t baking = 0;
+    // BAKE_UPLOAD_AHEAD=0 turns it off (benchmarks: the same binary both ways).
+    const char* ahead = std::getenv("BAKE_UPLOAD_AHEAD");
+    if (jobs.size() > 1 && !(ahead && std::string(ahead) == "0"))
+        bake.set_next_input([&decode, &baking] { return decode.ready(baking + 1); });
     // One input: nothing to overlap, its outputs are written on this thread.
     const std::launch writer = jobs.size() > 1 ? std::launch::async : std::launch::deferred;
     std::optional<InFlight> writing;
@@ -461,6 +496,7 @@ std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& deco
             FileReport baked = rep;
             Hold held(*this, writing.has_value());
             decode.launch_from(i, cells_on_gpu);
+            baking = i;
             const Stopwatch watch;
             std::optional<BakeOutcome> outcome;
             try {

@@ -131,6 +131,7 @@ struct GpuProjector::Impl {
     StageTimer project_timer, reduce_timer;
     GpuTimings timings;
     std::uint64_t uploaded_identity = 0;  // Environment::identity of the resident texels (0: none known)
+    double ahead_upload_ms = 0;           // upload_ahead's time, until upload() of the same input reports it
 
     // Shared memory for one tree round: what the device allows, at most 48 KiB (the most a
     // work group gets without opt-in on NVIDIA), at least the 32 KiB GL guarantees.
@@ -265,13 +266,35 @@ void GpuProjector::upload(const Environment& env) {
     // The same texels resident already (the specular source after the projection: 17 ms for an
     // 8192 x 4096 .hdr on the H200): nothing to send.
     if (env.identity != 0 && env.identity == m.uploaded_identity) {
-        m.timings.upload_ms = 0;
+        m.timings.upload_ms = m.ahead_upload_ms;  // upload_ahead's, once
+        m.ahead_upload_ms = 0;
         return;
     }
     m.uploaded_identity = 0;
+    m.ahead_upload_ms = 0;
     m.source.upload(env, m.tuning);
     m.timings.upload_ms = m.source.upload_ms();
     if (m.source.resident().positions > 0) m.allocate_partials();
+    m.uploaded_identity = env.identity;
+}
+
+void GpuProjector::upload_ahead(const Environment& env) {
+    Impl& m = *impl_;
+    if (env.identity == 0 || env.identity == m.uploaded_identity) return;
+    m.uploaded_identity = 0;
+    m.ahead_upload_ms = 0;
+    // The copies are queued behind work that may still read the texels they replace (the specular
+    // source pass): GL runs them in order, and the barrier covers the shaders' storage reads.
+    glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    try {
+        m.source.upload(env, m.tuning, false);
+        if (m.source.resident().positions > 0) m.allocate_partials();
+        check_gl("uploading the next input's texels");
+    } catch (const GpuError&) {
+        clear_stale_errors();  // nothing resident: the input's own upload sends it again, or fails then
+        return;
+    }
+    m.ahead_upload_ms = m.source.upload_ms();
     m.uploaded_identity = env.identity;
 }
 

@@ -53,6 +53,10 @@ public:
     // project_resident() runs the passes on them (bit-identical to project()).
     void upload(const Environment& env);
     Projection project_resident(int order);
+    // upload(env) queued behind the GPU's work in flight and not waited for (a batch's next input
+    // while the GPU makes this one's specular chain): the later upload(env) then sends nothing,
+    // and reports this one's time. Any GL failure here forgets it (that upload sends again).
+    void upload_ahead(const Environment& env);
     CubeMap render_irradiance_cube(const ShCoefficients& irradiance, int size);
     Image render_irradiance_equirect(const ShCoefficients& irradiance, int width, int height);
 

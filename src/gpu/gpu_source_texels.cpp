@@ -98,7 +98,7 @@ GpuSourceTexels::GpuSourceTexels(const GlContext& context, const GpuLimits& limi
 GpuSourceTexels::~GpuSourceTexels() {
     for (GLsync& f : staging_fence_)
         if (f) glDeleteSync(f);
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < kStagingSlots; ++i)
         if (staging_map_[i]) {
             glBindBuffer(GL_COPY_READ_BUFFER, staging_[i]->id);
             glUnmapBuffer(GL_COPY_READ_BUFFER);
@@ -174,8 +174,8 @@ void GpuSourceTexels::write(GlBuffer& buffer, std::size_t offset, const void* sr
     ensure_staging(tuning);
     for (std::size_t done = 0; done < bytes;) {
         const std::size_t n = std::min(staging_bytes_, bytes - done);
-        const int slot = staging_next_;
-        staging_next_ ^= 1;
+        const int slot = staging_next_ % staging_slots_;
+        staging_next_ = (slot + 1) % staging_slots_;
         wait_and_delete(staging_fence_[slot], "an upload copy");  // the copy out of this staging buffer must have finished
         if (src) parallel_copy(staging_map_[slot], static_cast<const char*>(src) + done, n, tuning.upload_threads);
         else std::memset(staging_map_[slot], 0, n);
@@ -194,7 +194,8 @@ void GpuSourceTexels::ensure_staging(const GpuTuning&) {
     const std::size_t mib = std::size_t{1} << 20;
     const std::size_t wanted = std::min(kStagingBytes, std::max(mib, ceil_div(upload_total_, mib) * mib));
     if (staging_[0] && staging_bytes_ < wanted) {
-        for (int i = 0; i < 2; ++i) {
+        for (int i = 0; i < kStagingSlots; ++i) {
+            if (!staging_[i]) continue;
             wait_and_delete(staging_fence_[i], "an upload copy");  // no copy may still read the buffer we unmap
             glBindBuffer(GL_COPY_READ_BUFFER, staging_[i]->id);
             glUnmapBuffer(GL_COPY_READ_BUFFER);
@@ -202,7 +203,8 @@ void GpuSourceTexels::ensure_staging(const GpuTuning&) {
             staging_[i].reset();
         }
     }
-    for (int i = 0; i < 2; ++i)
+    staging_slots_ = std::max(staging_slots_, std::min(wanted_slots_, kStagingSlots));
+    for (int i = 0; i < staging_slots_; ++i)
         if (!staging_[i]) {
             staging_[i] = std::make_unique<GlBuffer>();
             staging_bytes_ = wanted;
@@ -225,7 +227,7 @@ void GpuSourceTexels::prepare(std::size_t texel_count, std::optional<TexelEncodi
     check_gl("creating the upload buffers");
 }
 
-void GpuSourceTexels::upload(const Environment& env, const GpuTuning& tuning) {
+void GpuSourceTexels::upload(const Environment& env, const GpuTuning& tuning, bool finish) {
     Resident& r = resident_;
     r = Resident{};  // frees the previous input's tiles
     r.tuning = tuning;
@@ -243,6 +245,9 @@ void GpuSourceTexels::upload(const Environment& env, const GpuTuning& tuning) {
         r.bytes_per_texel = bytes_per_texel(env.packed.encoding);
     }
     upload_total_ = texel_count * r.bytes_per_texel;
+    // Queued behind other work, the copies wait for it: enough staging buffers that the CPU's
+    // part (the memcpy into them) need not wait for a copy out of one (a 4096 x 2048 .hdr: 32 MiB).
+    wanted_slots_ = finish ? 2 : kStagingSlots;
     clear_stale_errors();
     // Wall-clock up to glFinish: drivers may copy asynchronously (DMA), which GPU timestamps
     // around glBufferSubData do not bracket, and the first dispatch would absorb the copy.
@@ -250,7 +255,7 @@ void GpuSourceTexels::upload(const Environment& env, const GpuTuning& tuning) {
     if (r.symmetric) upload_symmetric_cube(env, tuning);
     else upload_per_texel(env, tuning);
     spare_texels_.clear();  // prepared for another input than this one
-    glFinish();
+    if (finish) glFinish();
     upload_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     check_gl("uploading texels");
     r.valid = true;

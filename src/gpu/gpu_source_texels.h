@@ -4,9 +4,9 @@
 // storage block and one dispatch, cut on the projection's work-group boundaries so that tiling
 // never changes a sum. The projection, the report's cells and the specular source read them.
 //
-// Upload paths (GpuTuning::Upload): glBufferData, immutable storage + glBufferSubData, or two
-// persistently mapped staging buffers copied on the GPU (parallel memcpy into them); the last two
-// need GL 4.4 or ARB_buffer_storage.
+// Upload paths (GpuTuning::Upload): glBufferData, immutable storage + glBufferSubData, or
+// persistently mapped staging buffers (two, four once an upload was queued behind other work)
+// copied on the GPU (parallel memcpy into them); the last two need GL 4.4 or ARB_buffer_storage.
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -59,8 +59,10 @@ public:
     // Makes the tile buffers for a lat-long input of `texel_count` texels of `encoding` (nothing:
     // float) while it decodes; the upload takes them when it matches. Staging mode only.
     void prepare(std::size_t texel_count, std::optional<TexelEncoding> encoding, const GpuTuning& tuning);
-    // Uploads `env`, replacing the previous input; finished (glFinish) when it returns.
-    void upload(const Environment& env, const GpuTuning& tuning);
+    // Uploads `env`, replacing the previous input; finished (glFinish) when it returns, or with
+    // `finish` false only queued (behind the GPU's work in flight: up to 4 staging buffers, so that
+    // the CPU fills them meanwhile; upload_ms() then times the CPU's part).
+    void upload(const Environment& env, const GpuTuning& tuning, bool finish = true);
     const Resident& resident() const { return resident_; }
     double upload_ms() const { return upload_ms_; }
     // A lat-long input's row (sin t, cos t, Omega, 0) and column (cos p, sin p) tables.
@@ -95,9 +97,12 @@ private:
     double upload_ms_ = 0;
     std::vector<std::unique_ptr<GlBuffer>> spare_texels_;  // made by prepare(), taken by upload()
     GlBuffer row_table_, column_table_;
-    std::unique_ptr<GlBuffer> staging_[2];
-    void* staging_map_[2] = {nullptr, nullptr};
-    GLsync staging_fence_[2] = {nullptr, nullptr};
+    static constexpr int kStagingSlots = 4;
+    std::unique_ptr<GlBuffer> staging_[kStagingSlots];
+    void* staging_map_[kStagingSlots] = {};
+    GLsync staging_fence_[kStagingSlots] = {};
+    int staging_slots_ = 0;  // staging buffers made (used in turn)
+    int wanted_slots_ = 2;   // for the upload in progress
     int staging_next_ = 0;
     std::size_t staging_bytes_ = 0;  // size of each staging buffer
     std::size_t upload_total_ = 0;   // bytes of the upload in progress

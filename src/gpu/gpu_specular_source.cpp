@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <future>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +49,21 @@ struct GpuSpecularSource::Impl {
     // rings, pieces): items, cap texels, where the texels' list starts.
     int caps_for[4] = {0, 0, -1, 0};
     int tables_for[3] = {0, 0, 0};  // upload(): the grid, solid angles, constants and chains' buffer made for (width, height, size)
+    // plan_tables: the grid and the solid angles being made for (width, height, size).
+    struct Tables {
+        std::vector<double> grid, omega;
+    };
+    int planned_for[3] = {0, 0, 0};
+    std::future<Tables> planned;
+    static Tables make_tables(int width, int height, int size, int threads) {
+        Tables t;
+        t.grid = equirect_source_grid(width, height);
+        t.omega.resize(static_cast<std::size_t>(size) * size);
+        parallel_for(size, resolve_threads(threads, size), [&](int r) {
+            for (int c = 0; c < size; ++c) t.omega[static_cast<std::size_t>(r) * size + c] = cube_texel_solid_angle(r, c, size);
+        });
+        return t;
+    }
     int cap_item_count = 0, cap_texel_count = 0, cap_rings = 0;
     int split_rings = -1, split_pieces = 32;  // set_cap_split
     GLuint texel_buffer = 0;  // the projector's single tile, or `texels`
@@ -249,12 +265,12 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     trace_event("specular source: texels");
     const int key[3] = {env.width(), env.height(), size};
     if (!std::equal(key, key + 3, m.tables_for)) {
-        const std::vector<double> grid = equirect_source_grid(env.width(), env.height());
+        Impl::Tables tables;
+        if (m.planned.valid() && std::equal(key, key + 3, m.planned_for)) tables = m.planned.get();
+        else tables = Impl::make_tables(env.width(), env.height(), size, threads);
+        const std::vector<double>& grid = tables.grid;
+        const std::vector<double>& omega = tables.omega;
         m.grid.allocate(grid.size() * sizeof(double), grid.data());
-        std::vector<double> omega(static_cast<std::size_t>(size) * size);
-        parallel_for(size, resolve_threads(threads, size), [&](int r) {
-            for (int c = 0; c < size; ++c) omega[static_cast<std::size_t>(r) * size + c] = cube_texel_solid_angle(r, c, size);
-        });
         // Room for every mip level's solid angles after the source's (average_resident writes them).
         m.omega.allocate(level_floats_before(size, 0) / 36 * sizeof(double), nullptr);
         glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(omega.size() * sizeof(double)), omega.data());
@@ -282,6 +298,20 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     m.last_upload_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     m.uploaded = data;
     m.uploaded_size = size;
+}
+
+void GpuSpecularSource::plan_tables(int width, int height, int size, int threads) {
+    Impl& m = *impl_;
+    const int key[3] = {width, height, size};
+    if (width <= 0 || height <= 0 || size <= 0 || std::equal(key, key + 3, m.tables_for)) return;
+    if (m.planned.valid() && std::equal(key, key + 3, m.planned_for)) return;
+    std::copy(key, key + 3, m.planned_for);
+    m.planned = std::async(std::launch::async, [width, height, size, threads] { return Impl::make_tables(width, height, size, threads); });
+}
+
+void GpuSpecularSource::forget_upload() {
+    impl_->uploaded = nullptr;
+    impl_->texel_buffer = 0;
 }
 
 // The source pass: both cubes' level 0 into `output` (uploading env first unless upload() just did).

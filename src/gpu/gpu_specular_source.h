@@ -34,6 +34,12 @@ public:
     // Sends env's texels and the tables for a cube of `size` (and compiles the program): the next
     // average() of env uses them. Separate so that it can run while the CPU makes the bright split.
     void upload(const Environment& env, int size, int threads = 0);
+    // Starts making the tables of a `width` x `height` input's source of face `size` on another
+    // thread (the grid and the texels' solid angles: 4-5 ms of CPU on the H200 machine), for the
+    // upload() that needs them.
+    void plan_tables(int width, int height, int size, int threads = 0);
+    // The next average uploads again (the projector's texels are being replaced).
+    void forget_upload();
     // area_average_cube(env, size, cap, full, capped) on the GPU (uploading env first unless upload() just did).
     void average(const Environment& env, int size, const LuminanceCap& cap, CubeMap* full, CubeMap* capped, int threads = 0);
     // average() without the read back, for the GPU's prefilter: the mip chains of both cubes built

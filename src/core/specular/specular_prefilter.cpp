@@ -88,7 +88,12 @@ void sample_cube_bilinear(const CubeMap& m, const Vec3& d, double out[3]) {
 }
 
 int default_specular_source_size(const Environment& env, int base_size) {
-    const int face = env.is_cube() ? env.cube.size : std::max(1, env.width() / 4);
+    if (!env.is_cube()) return default_specular_source_size(env.width(), base_size);
+    return std::min(2 * base_size, std::max(base_size, next_power_of_two(env.cube.size)));
+}
+
+int default_specular_source_size(int equirect_width, int base_size) {
+    const int face = std::max(1, equirect_width / 4);
     return std::min(2 * base_size, std::max(base_size, next_power_of_two(face)));
 }
 

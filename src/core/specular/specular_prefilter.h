@@ -35,6 +35,8 @@ struct SpecularSettings {
 // rounded up to a power of two, at least the base size and at most twice it, so that level 0 is
 // an exact area average and the sharpest prefiltered level sees its lobe over about ten texels.
 int default_specular_source_size(const Environment& env, int base_size);
+// The same for a lat-long input `width` texels wide (known from its header before it decodes).
+int default_specular_source_size(int equirect_width, int base_size);
 
 // The source cube the prefilter reads: every texel the exact area average of the input over it
 // (specular_source.h), so that its integral is the input's; packed texels are read as their
