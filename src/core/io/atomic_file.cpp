@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <future>
 #include <fstream>
 #include <random>
 #include <string>
@@ -78,15 +77,6 @@ void sync_file(const std::string& path, const std::string& tmp) {
     if (rc != 0 && err != EINVAL && err != ENOTSUP) fail(path, "cannot flush the file to disk: " + errno_text(err));
 }
 
-// Starts writing the temporary's pages to disk without waiting (a set's commit flushes them all
-// at once later; meanwhile the next output is written). Best effort: sync_file still decides.
-void start_writeback(const std::string& tmp) {
-    const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-    ::close(fd);
-}
-
 }  // namespace
 
 namespace {
@@ -128,7 +118,6 @@ void OutputSet::stage(const std::string& target, const std::string& tmp, Pending
 // renames then fail and the commit rolls back, so the set stays all or nothing. Backups are not
 // pending files: a handler must never remove the only copy of an old output.
 void OutputSet::commit() {
-    flush_all();
     const int fault = injected_rename_fault();
     struct Replaced {
         std::string target, backup;  // backup empty: there was no file before
@@ -173,32 +162,6 @@ void OutputSet::commit() {
     staged_.clear();
 }
 
-// Every temporary flushed (sync_file) before any rename, the files at once: their fsyncs then
-// share the file system's journal commits instead of waiting for one each (a chain and its JSON:
-// two commits one after the other before). A failure removes every temporary and names its file.
-void OutputSet::flush_all() {
-    std::vector<std::future<void>> others;
-    for (std::size_t k = 1; k < staged_.size(); ++k)
-        others.push_back(std::async(std::launch::async, [this, k] { sync_file(staged_[k].target, staged_[k].tmp); }));
-    std::exception_ptr first;
-    try {
-        if (!staged_.empty()) sync_file(staged_[0].target, staged_[0].tmp);
-    } catch (...) {
-        first = std::current_exception();
-    }
-    for (std::future<void>& f : others) {
-        try {
-            f.get();
-        } catch (...) {
-            if (!first) first = std::current_exception();
-        }
-    }
-    if (!first) return;
-    for (const Staged& s : staged_) std::remove(s.tmp.c_str());
-    staged_.clear();
-    std::rethrow_exception(first);
-}
-
 std::vector<std::pair<std::string, std::string>> OutputSet::staged() const {
     std::vector<std::pair<std::string, std::string>> out;
     for (const Staged& s : staged_) out.emplace_back(s.target, s.tmp);
@@ -236,12 +199,11 @@ void write_atomically(const std::string& path,
         struct stat tst {};
         if (::stat(tmp.c_str(), &tst) != 0 || !S_ISREG(tst.st_mode))
             fail(path, "the temporary file vanished while being written");
-        if (t_output_set) {  // flushed by the set's commit, with the set's other files
-            start_writeback(tmp);
+        sync_file(path, tmp);
+        if (t_output_set) {
             t_output_set->stage(path, tmp, std::move(pending));
             return;
         }
-        sync_file(path, tmp);
         if (std::rename(tmp.c_str(), path.c_str()) != 0) {
             const int err = errno;
             fail(path, "cannot replace the file: " + errno_text(err));

@@ -22,8 +22,8 @@ void write_atomically(const std::string& path, const std::function<void(const st
 void write_text_atomically(const std::string& path, const std::string& text);
 
 // The outputs of one input, all or none. While a Scope of the set lives on a thread, every
-// write_atomically there writes its temporary (its writeback started) and leaves it staged;
-// commit() then flushes them all (fsync, the files at once) and renames them over their targets. A Scope opened inside another set's Scope joins the outer
+// write_atomically there writes and flushes its temporary and leaves it staged; commit() then
+// renames them all over their targets. A Scope opened inside another set's Scope joins the outer
 // set (whose commit then covers both; the inner commit has nothing to do). A failure while writing (the set is then destroyed
 // uncommitted) or while renaming leaves every target as it was and no temporary:
 // commit keeps each replaced target reachable under a hidden hard link until the whole set is in
@@ -58,7 +58,6 @@ private:
     friend void write_atomically(const std::string&, const std::function<void(const std::string&)>&);
     struct Staged;
     void stage(const std::string& target, const std::string& tmp, PendingFile pending);
-    void flush_all();
     std::vector<Staged> staged_;
 };
 
