@@ -333,3 +333,33 @@ TEST_CASE("batch: the next input's texels go to the GPU while it makes a chain, 
         CHECK(slurp(dir + "/ahead/" + name) == slurp(dir + "/plain/" + name));
     }
 }
+
+TEST_CASE("batch: --device auto takes the GPU once the inputs' texels reach the batch limit", "[cli][batch][gpu]") {
+    const std::string dir = scratch("batch_auto_gpu");
+    const auto a = read_image_size(kSample), b = read_image_size(kSky);
+    REQUIRE(a);
+    REQUIRE(b);
+    const std::uint64_t both = static_cast<std::uint64_t>(a->first) * a->second + static_cast<std::uint64_t>(b->first) * b->second;
+    // llvmpipe stands for a GPU here (auto refuses a software rasterizer otherwise).
+    auto paths = [&](const std::string& inputs, std::uint64_t limit) {
+        const std::string report = dir + "/r" + std::to_string(limit) + std::to_string(inputs.size()) + ".json";
+        const CliResult r = run_cli(inputs + " --out-dir " + dir + " --name '{stem}.json' --report " + report,
+                                    "BAKE_TEST_SOFTWARE_GL_IS_GPU=1 BAKE_TEST_GPU_BATCH_TEXELS=" + std::to_string(limit));
+        std::vector<std::string> out;
+        if (r.exit_code != 0) {
+            UNSCOPED_INFO("exit " << r.exit_code << ": " << r.err);
+            return out;
+        }
+        const nlohmann::json rep = read_json(report);
+        for (const auto& f : rep["files"]) out.push_back(f["path"].get<std::string>());
+        return out;
+    };
+    const std::vector<std::string> reached = paths(kSample + " " + kSky, both);
+    if (reached.empty() && std::getenv("BAKE_ALLOW_NO_GL")) {
+        WARN("no OpenGL 4.3 context");
+        return;
+    }
+    CHECK(reached == std::vector<std::string>{"gpu", "gpu"});
+    CHECK(paths(kSample + " " + kSky, both + 1) == std::vector<std::string>{"cpu", "cpu"});
+    CHECK(paths(kSample, 1) == std::vector<std::string>{"cpu"});  // one input is never a batch
+}

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -75,6 +76,27 @@ void write_dfg(const std::string& path, int size, int threads, const KtxWriteOpt
 // What the first input will most likely need, guessed from its name before it decodes (.hdr:
 // RGBE lat-long; .exr: half lat-long; six faces or a forced cube layout: a cube), its size from
 // its header.
+// --device auto on a batch: the GPU pays for its context (~100 ms of a process on the H200
+// machine) once the batch holds about 16 maps of 4096 x 2048 (whole processes, 20 of them with
+// --jobs 4: 56.0 maps/s on the GPU, 51.9 on the CPU; bench/results/h200-issue19-ahead/; 8 of them
+// took 0.25 s on the CPU, 0.32 on the GPU: h200-batch-crossover/). Decided from the inputs' headers
+// (the texels a file stores, six faces' for --faces), before any work; a header that cannot be
+// read counts nothing (its input fails later, as on any path). BAKE_TEST_GPU_BATCH_TEXELS sets the
+// limit for tests.
+bool large_batch(const std::vector<BakeJob>& jobs) {
+    if (jobs.size() < 2) return false;
+    std::uint64_t limit = std::uint64_t{1} << 27;
+    if (const char* hook = std::getenv("BAKE_TEST_GPU_BATCH_TEXELS"); hook && *hook) limit = std::strtoull(hook, nullptr, 10);
+    std::uint64_t total = 0;
+    for (const BakeJob& job : jobs) {
+        for (const std::string& file : job.faces.empty() ? std::vector<std::string>{job.label} : job.faces)
+            if (const auto size = read_image_size(file); size && size->first > 0 && size->second > 0)
+                total += static_cast<std::uint64_t>(size->first) * static_cast<std::uint64_t>(size->second);
+        if (total >= limit) return true;
+    }
+    return false;
+}
+
 PrepareHint first_input_hint(const Options& o, const BakeJob& first) {
     PrepareHint hint;
     hint.cube = !first.faces.empty() || expand_face_pattern(first.label).has_value() ||
@@ -132,7 +154,7 @@ private:
     }
 
     // Work that is the GPU's under --device auto (devices.h says why), and whether a context is made.
-    bool gpu_work() const { return !o_.specular.empty() || !o_.gltf.empty() || o_.irradiance == "exact"; }
+    bool gpu_work() const { return !o_.specular.empty() || !o_.gltf.empty() || o_.irradiance == "exact" || large_batch_; }
     bool context_wanted() const { return o_.compare || o_.device == "gpu" || (o_.device == "auto" && gpu_work()); }
     // --jobs auto: decode 2 inputs ahead where the GPU bakes or the CPU stages have 8 threads or
     // more, none on small machines, where decoding ahead takes the cores the CPU stages use. Measured
@@ -181,6 +203,7 @@ private:
     int index_ = 0;       // the input being baked (for stage lines)
     std::string label_;
     Lines* held_ = nullptr;  // where lines wait (Hold), else null: printed at once
+    bool large_batch_ = false;  // a batch the GPU bakes faster than the CPU (large_batch())
 };
 
 // Holds the lines printed in its lifetime when `on`; release() prints them, else they are dropped.
@@ -390,6 +413,7 @@ int App::run() {
         jobs = plan_jobs(o_);
         if (!o_.shard.empty()) jobs = select_shard(std::move(jobs), report);
         job_count_ = static_cast<int>(jobs.size());
+        large_batch_ = o_.device == "auto" && large_batch(jobs);
         prepare_output_folders(o_, jobs);
         if (!o_.dfg.empty()) {
             write_dfg(o_.dfg, o_.dfg_size, o_.threads, settings_.ktx);
