@@ -3,6 +3,8 @@
 // within this one run; markdown, printed last, and the same figures as JSON.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -19,7 +21,7 @@ struct IssueRow {
     const Command* c[kCols] = {nullptr, nullptr, nullptr, nullptr};
     int maps = 0;                 // batch rows: maps/s
     std::string auto_path = "?";  // the path --device auto took
-    bool path_inferred = false;   // batches: from the single input of that kind nearest in size
+    bool path_from_json = false;  // batches: from their first map's JSON
 };
 
 std::string cell(const IssueRow& r, int col) {
@@ -27,7 +29,7 @@ std::string cell(const IssueRow& r, int col) {
     if (!c) return "-";
     if (c->na.find("cannot read") != std::string::npos) return "cannot read (DWAB)";
     std::string t = cell_spread(*c, r.maps);
-    if (col == kAuto && c->ok()) t += " " + r.auto_path + (r.path_inferred ? "*" : "");
+    if (col == kAuto && c->ok()) t += " " + r.auto_path + (r.path_from_json ? "*" : "");
     return t;
 }
 
@@ -50,13 +52,16 @@ Json cell_json(const Command* c, int maps) {
     return j;
 }
 
-// The path auto took on the single row of the same kind nearest the batch's size.
-std::string inferred_path(const std::vector<Row>& rows, int width) {
-    const Row* best = nullptr;
-    for (const Row& r : rows)
-        if (!r.in.exr && r.auto_path != "?" && (!best || std::abs(r.in.width - width) < std::abs(best->in.width - width)))
-            best = &r;
-    return best ? best->auto_path : "?";
+// The path a batch's run took: its first map's JSON names it (computed_by.path; with --specular the
+// chain's path is the same); "?" when there is none to read.
+std::string batch_path(const BatchRun* r, const std::vector<std::string>& files) {
+    if (!r || files.empty()) return "?";
+    try {
+        std::ifstream in(r->out_dir + "/" + std::filesystem::path(files[0]).stem().string() + ".json");
+        return Json::parse(in).at("computed_by").at("path").get<std::string>();
+    } catch (const std::exception&) {
+        return "?";
+    }
 }
 
 std::vector<IssueRow> issue_rows(const Setup& s, const Plan& p, const std::vector<Row>& sh,
@@ -90,8 +95,8 @@ std::vector<IssueRow> issue_rows(const Setup& s, const Plan& p, const std::vecto
             i.c[c++] = r ? &r->cmd : nullptr;
         }
         i.maps = p.batch_count;
-        i.auto_path = inferred_path(specular ? spec : sh, p.batch_width);
-        i.path_inferred = true;
+        i.auto_path = batch_path(b.find("auto", jobs, specular), b.files);
+        i.path_from_json = true;
         rows.push_back(i);
     }
     return rows;
@@ -109,7 +114,7 @@ std::string footnotes(const Setup& s, const Plan& p, const std::vector<IssueRow>
         p.specular_size, p.specular_size, s.has_jobs ? fmt(" --jobs %d", p.issue_jobs).c_str() : "", p.specular_size,
         p.specular_size);
     t += "Ratios: cmgen's median over auto's, and cpu's over gpu's (above 1: the first is slower). After auto's time: "
-         "the path it took, from its --report (*: batches, the single input of that kind nearest in size).\n";
+         "the path it took, from its --report (*: batches, from their first map's JSON).\n";
     std::vector<const Command*> cmds;
     for (const IssueRow& r : rows)
         for (const Command* c : r.c)
@@ -135,7 +140,7 @@ std::string issue_table(const Setup& s, const Plan& p, const std::vector<Row>& s
         t += "| " + r.label;
         for (int c = 0; c < kCols; ++c) t += " | " + cell(r, c);
         t += " | " + ratio(r.c[kCmgen], r.c[kAuto], "%.1fx") + " | " + ratio(r.c[kCpu], r.c[kGpu], "%.2fx") + " |\n";
-        Json j = {{"run", r.label}, {"maps", r.maps}, {"auto_path", r.auto_path}, {"auto_path_inferred", r.path_inferred}};
+        Json j = {{"run", r.label}, {"maps", r.maps}, {"auto_path", r.auto_path}, {"auto_path_from_json", r.path_from_json}};
         for (int c = 0; c < kCols; ++c) j[col_name(c)] = cell_json(r.c[c], r.maps);
         const bool ca = r.c[kCmgen] && r.c[kAuto] && r.c[kCmgen]->ok() && r.c[kAuto]->ok();
         const bool cg = r.c[kCpu] && r.c[kGpu] && r.c[kCpu]->ok() && r.c[kGpu]->ok();
