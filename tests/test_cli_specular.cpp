@@ -4,7 +4,6 @@
 
 #include "cli_runner.h"
 #include "dfg.h"
-#include "errors.h"
 #include "environment_loader.h"
 #include "ggx.h"
 #include "image_io.h"
@@ -184,30 +183,4 @@ TEST_CASE("specular: batches name a chain an input, and --preview adds the row o
     const CliResult same = run_cli(kSample + " " + kWarehouse + " --out-dir " + dir + " --specular " + dir + "/spec.exr");
     CHECK(same.exit_code == 2);
     CHECK(same.err.find("--specular") != std::string::npos);
-}
-
-// --device auto with the chain on the GPU keeps the SH side on the CPU, beside the chain
-// (Devices' sh_on_cpu): the JSON is --device cpu's byte for byte, the chain --device gpu's.
-TEST_CASE("specular: --device auto bakes the chain on the GPU and the SH on the CPU beside it", "[cli][specular][gpu]") {
-    const std::string dir = scratch("specular_auto_split");
-    const std::string common = kSample + " --specular-size 32";
-    const CliResult gpu = run_cli(common + " -o " + dir + "/gpu.json --specular " + dir + "/gpu.exr --device gpu");
-    if (gpu.exit_code == kExitGpuUnavailable && std::getenv("BAKE_ALLOW_NO_GL")) {
-        WARN("no OpenGL 4.3 context: " << gpu.err);
-        return;
-    }
-    REQUIRE(gpu.exit_code == 0);
-    REQUIRE(run_cli(common + " -o " + dir + "/cpu.json --specular " + dir + "/cpu.exr --device cpu").exit_code == 0);
-    // llvmpipe stands for a GPU here (auto refuses a software rasterizer otherwise).
-    const CliResult a = run_cli(common + " -o " + dir + "/auto.json --specular " + dir + "/auto.exr --report " + dir +
-                                    "/report.json",
-                                "BAKE_TEST_SOFTWARE_GL_IS_GPU=1");
-    INFO(a.err);
-    REQUIRE(a.exit_code == 0);
-    CHECK(slurp(dir + "/auto.json") == slurp(dir + "/cpu.json"));
-    CHECK(slurp(dir + "/auto.exr") == slurp(dir + "/gpu.exr"));
-    CHECK(slurp(dir + "/gpu.json") != slurp(dir + "/cpu.json"));  // the two paths' SH differ: the check above can fail
-    const nlohmann::json file = read_json(dir + "/report.json")["files"][0];
-    CHECK(file["path"] == "cpu");
-    CHECK(file["specular"]["computed_by"] == "gpu");
 }

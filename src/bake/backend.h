@@ -32,7 +32,6 @@ struct PrepareHint {
     std::size_t texel_count = 0;            // lat-long: from the header, when known
     std::optional<bool> cube_map;           // an SH irradiance map will be rendered: cube (true) or lat-long
     bool exact_map = false;                 // --irradiance exact
-    bool sh_on_gpu = true;                  // false: the SH side runs on the CPU (only the upload buffers here)
     int width = 0, height = 0;              // lat-long: from the header, when known
     int specular_source_size = 0;           // the specular chain's source cube face (0: no chain)
     int projected_order = 5, map_order = 3;

@@ -71,7 +71,7 @@ private:
 }  // namespace
 
 bool Bake::cells_on_gpu(bool gpu_there) const {
-    return gpu_there && devices_.mode() != DeviceMode::Cpu && !s_.exact_map && devices_.on_gpu(Operation::ReportCells);
+    return gpu_there && devices_.mode() != DeviceMode::Cpu && !s_.exact_map;
 }
 
 // What the stages of one input make, in order.
@@ -104,38 +104,14 @@ BakeOutcome Bake::compute(const BakeJob& job, const std::function<LoadedInput()>
         rep.warnings.push_back(w);
         log_.warning(w);
     }
+    project(st);
+    // The specular stage runs beside the analysis' CPU half (the exact irradiance at the report's
+    // directions: 4-8 ms on the H200 machine) unless --compare reads the analysis first: the
+    // chain depends on the texels alone, and on the GPU path it is mostly waiting for the GPU.
     const bool chain_wanted = !job.specular.empty() || !job.gltf.empty();
     const bool beside = chain_wanted && !s_.compare;
-    if (beside && devices_.on_gpu(Operation::Specular) && !devices_.on_gpu(Operation::ProjectSh)) {
-        // --device auto's chain on the GPU, the SH side on the CPU (Devices: sh_on_cpu): the
-        // projection and the report's exact values on workers while this thread has the GPU make
-        // the chain, so that nothing of the SH side stands between the GL context and the chain.
-        StageTimings sh_timings;
-        std::future<Projection> sh = std::async(std::launch::async, [&] {
-            Projection p = devices_.cpu().project_sh(st.loaded.env, kProjectedOrder, sh_timings);
-            if (st.loaded.cells && st.loaded.cells->report_exact.empty()) {
-                const Stopwatch watch;
-                st.loaded.cells->report_exact =
-                    exact_irradiance_at(st.loaded.cells->report, cube_map_directions(kShErrorGridSize), s_.threads);
-                st.loaded.cells->ms += watch.ms();
-            }
-            return p;
-        });
-        specular(st);
-        log_.stage("project (cpu)");
-        st.projected = sh.get();
-        st.rep.timings.project = sh_timings.project;
-        st.loaded.record.computed_by = devices_.cpu().name();
-        record_projection(st);
-        analyse(st, false);
-    } else {
-        project(st);
-        // The specular stage runs beside the analysis' CPU half (the exact irradiance at the report's
-        // directions: 4-8 ms on the H200 machine) unless --compare reads the analysis first: the
-        // chain depends on the texels alone, and on the GPU path it is mostly waiting for the GPU.
-        analyse(st, beside);
-        if (beside) specular(st);
-    }
+    analyse(st, beside);
+    if (beside) specular(st);
     finish_analysis(st);
     if (s_.compare) compare(st);
     if (outputs_need_map(job) && !st.map) irradiance_map(st);
@@ -201,12 +177,6 @@ void Bake::project(State& st) {
     st.projected = devices_.run(
         Operation::ProjectSh, st.job.label,
         [&](Backend& b) { return b.project_sh(st.loaded.env, kProjectedOrder, st.rep.timings); }, &record.computed_by);
-    record_projection(st);
-}
-
-// The record's coefficients (and the path that computed them) from st.projected.
-void Bake::record_projection(State& st) {
-    BakeRecord& record = st.loaded.record;
     st.rep.path = record.computed_by;
     if (record.computed_by == "gpu") {
         record.renderer = devices_.gpu()->info().renderer;

@@ -80,7 +80,6 @@ public:
 private:
     struct State;  // what the stages of one input make (bake.cpp)
     void project(State& st);
-    void record_projection(State& st);
     void analyse(State& st, bool beside);
     void finish_analysis(State& st);
     void compare(State& st);

@@ -17,9 +17,8 @@ bool software_renderer(const std::string& renderer) {
 
 }  // namespace
 
-Devices::Devices(DeviceMode mode, bool gpu_work, GlBackend gl, bool debug_output, int threads, Notice notice,
-                 bool sh_on_cpu)
-    : mode_(mode), sh_on_cpu_(mode == DeviceMode::Auto && sh_on_cpu), cpu_(threads), notice_(std::move(notice)) {
+Devices::Devices(DeviceMode mode, bool gpu_work, GlBackend gl, bool debug_output, int threads, Notice notice)
+    : mode_(mode), cpu_(threads), notice_(std::move(notice)) {
     if (mode_ == DeviceMode::Cpu || (mode_ == DeviceMode::Auto && !gpu_work)) return;
     try {
         gpu_ = std::make_unique<GpuBackend>(gl, debug_output, threads);
@@ -35,9 +34,8 @@ Devices::Devices(DeviceMode mode, bool gpu_work, GlBackend gl, bool debug_output
     }
 }
 
-Backend& Devices::backend_for(Operation op) {
-    const bool sh_side = op == Operation::ProjectSh || op == Operation::ReportCells || op == Operation::ShIrradianceMap;
-    if (gpu_ && !(sh_on_cpu_ && sh_side)) return *gpu_;
+Backend& Devices::backend_for(Operation) {
+    if (gpu_) return *gpu_;
     return cpu_;
 }
 

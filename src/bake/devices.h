@@ -8,8 +8,7 @@
 //                  more than a 2k-8k projection on 16 cores) unless a batch's inputs hold 2^27
 //                  texels or more by their headers (about 16 maps of 4096 x 2048: there the GPU's
 //                  context pays for itself; bake_app.cpp's large_batch), the GPU for runs with the specular
-//                  chain or exact irradiance maps (14 ms against 3.1 s for a 6x256^2 chain; with a
-//                  chain and no exact map the SH side stays on the CPU, beside the chain: sh_on_cpu), unless
+//                  chain or exact irradiance maps (14 ms against 3.1 s for a 6x256^2 chain), unless
 //                  the only OpenGL is a software rasterizer (llvmpipe): then the CPU, with one notice.
 //                  A GPU failure falls back: one notice line, the GPU dropped for the rest of the
 //                  run, and the operation again on the CPU.
@@ -35,10 +34,7 @@ public:
 
     // Makes the GPU backend unless the mode is Cpu, or Auto without `gpu_work` (the specular chain,
     // exact maps): under Gpu a failure throws GpuError, under Auto it gives one notice and the CPU.
-    // `sh_on_cpu` (Auto only): the SH side (ProjectSh, ReportCells, ShIrradianceMap) stays on the
-    // CPU while the GPU makes the chain.
-    Devices(DeviceMode mode, bool gpu_work, GlBackend gl, bool debug_output, int threads, Notice notice,
-            bool sh_on_cpu = false);
+    Devices(DeviceMode mode, bool gpu_work, GlBackend gl, bool debug_output, int threads, Notice notice);
 
     DeviceMode mode() const { return mode_; }
     Backend& cpu() { return cpu_; }
@@ -74,7 +70,6 @@ private:
     void fall_back(const std::string& label, const GpuError& e);
 
     DeviceMode mode_;
-    bool sh_on_cpu_ = false;
     CpuBackend cpu_;
     std::unique_ptr<GpuBackend> gpu_;
     Notice notice_;

@@ -46,12 +46,6 @@ void GpuBackend::prepare(const PrepareHint& hint) {
     shape.encoding = hint.encoding;
     shape.texel_count = hint.texel_count;
     try {
-        if (!hint.sh_on_gpu) {  // the chain's upload alone
-            projector_->prepare_upload(shape);
-            if (hint.specular_source_size > 0 && hint.width > 0)
-                specular_source_->plan_tables(hint.width, hint.height, hint.specular_source_size, threads_);
-            return;
-        }
         projector_->prepare(hint.projected_order, shape, hint.exact_map ? std::nullopt : hint.cube_map, hint.map_order);
         if (hint.exact_map) exact_->prepare();
         else if (!shape.cube) cells_->prepare(!shape.encoding ? 0u : *shape.encoding == TexelEncoding::Rgbe8 ? 1u : 2u);

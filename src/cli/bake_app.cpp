@@ -154,11 +154,6 @@ private:
     }
 
     // Work that is the GPU's under --device auto (devices.h says why), and whether a context is made.
-    // --device auto with the chain on the GPU: the SH side (projection, report, SH map) on the CPU,
-    // beside it (Devices' sh_on_cpu; Bake::compute). Not with an exact map (its cells' GPU path).
-    bool sh_beside_chain() const {
-        return o_.device == "auto" && !o_.compare && (!o_.specular.empty() || !o_.gltf.empty()) && o_.irradiance != "exact";
-    }
     bool gpu_work() const { return !o_.specular.empty() || !o_.gltf.empty() || o_.irradiance == "exact" || large_batch_; }
     bool context_wanted() const { return o_.compare || o_.device == "gpu" || (o_.device == "auto" && gpu_work()); }
     // --jobs auto: decode 2 inputs ahead where the GPU bakes or the CPU stages have 8 threads or
@@ -237,11 +232,9 @@ void App::open_devices() {
                             : o_.device == "cpu"             ? DeviceMode::Cpu
                                                              : DeviceMode::Auto;
     const GlBackend gl = o_.gl == "egl" ? GlBackend::Egl : o_.gl == "glfw" ? GlBackend::Glfw : GlBackend::Auto;
-    devices_ = std::make_unique<Devices>(
-        mode, gpu_work(), gl, o_.verbose, o_.threads, [this](const std::string& line) {
-            if (!o_.quiet) print_line(line);
-        },
-        sh_beside_chain());
+    devices_ = std::make_unique<Devices>(mode, gpu_work(), gl, o_.verbose, o_.threads, [this](const std::string& line) {
+        if (!o_.quiet) print_line(line);
+    });
     if (o_.verbose && devices_->gpu()) {
         const GlContextInfo& info = devices_->gpu()->info();
         print_line("OpenGL context: " + info.backend + ", renderer '" + info.renderer + "', version '" + info.version + "'");
@@ -429,7 +422,7 @@ int App::run() {
         decode = std::make_unique<DecodeAhead>(jobs, settings_, jobs_ahead);
         // The first input decodes on a worker while this thread makes the GL context and compiles
         // the programs: the two are independent, and each takes a good part of a small bake.
-        if (!jobs.empty() && context_wanted()) decode->launch(0, o_.irradiance != "exact" && !sh_beside_chain());
+        if (!jobs.empty() && context_wanted()) decode->launch(0, o_.irradiance != "exact");
         if (!jobs.empty()) {
             trace_event("devices");
             open_devices();
@@ -445,9 +438,7 @@ int App::run() {
     }
     if (jobs.empty()) return finish(report, "");
     if (GpuBackend* gpu = devices_->gpu()) {
-        PrepareHint hint = first_input_hint(o_, jobs[0]);
-        hint.sh_on_gpu = devices_->on_gpu(Operation::ProjectSh);
-        gpu->prepare(hint);
+        gpu->prepare(first_input_hint(o_, jobs[0]));
         trace_event("programs ready");
         report.gpu_backend = gpu->info().backend;
         report.gpu_renderer = gpu->info().renderer;

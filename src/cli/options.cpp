@@ -190,9 +190,8 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
         ->capture_default_str();
     app.add_option("--device", o.device, "auto: the faster path: the CPU for SH bakes (no OpenGL context) unless a "
                                          "batch's inputs hold 2^27 texels or more (about 16 maps of 4096x2048), the GPU "
-                                         "for those, --specular (its SH beside it on the CPU) and --irradiance exact "
-                                         "unless it is a software rasterizer; any GPU failure falls back to the CPU "
-                                         "with one notice line")
+                                         "for those, --specular and --irradiance exact unless it is a software "
+                                         "rasterizer; any GPU failure falls back to the CPU with one notice line")
         ->check(one_of({"auto", "gpu", "cpu"}))
         ->capture_default_str();
     app.add_option("--gl", o.gl, "OpenGL context: EGL (headless), GLFW (hidden window), or auto")

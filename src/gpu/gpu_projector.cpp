@@ -253,14 +253,6 @@ void GpuProjector::prepare(int order, const InputShape& input, std::optional<boo
     }
 }
 
-void GpuProjector::prepare_upload(const InputShape& input) {
-    Impl& m = *impl_;
-    clear_stale_errors();
-    if (input.cube) return;
-    m.source.prepare(input.texel_count, input.encoding, m.tuning);
-    trace_event("upload buffers made");
-}
-
 Projection GpuProjector::project(const Environment& env, int order) {
     if (!is_supported_order(order))  // before the upload: fail cheaply
         throw GpuError("SH order " + std::to_string(order) + " is not supported (1 to " +

@@ -43,8 +43,6 @@ public:
     // Throws GpuError like the passes would.
     // map_order: the irradiance map's order when it differs from the projection's (0: the same).
     void prepare(int order, const InputShape& input, std::optional<bool> cube_map, int map_order = 0);
-    // The upload buffers alone (no program), for work that uploads without projecting.
-    void prepare_upload(const InputShape& input);
 
     // upload(env) then project_resident(order).
     Projection project(const Environment& env, int order);
