@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -18,9 +19,8 @@
 #include <optional>
 #include <string>
 #include <system_error>
-#include <chrono>
-#include <utility>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "atomic_file.h"
@@ -73,9 +73,6 @@ void write_dfg(const std::string& path, int size, int threads, const KtxWriteOpt
         write_dfg_exr(path, table);
 }
 
-// What the first input will most likely need, guessed from its name before it decodes (.hdr:
-// RGBE lat-long; .exr: half lat-long; six faces or a forced cube layout: a cube), its size from
-// its header.
 // --device auto on a batch: the GPU pays for its context (~100 ms of a process on the H200
 // machine) once the batch holds about 16 maps of 4096 x 2048 (whole processes, 20 of them with
 // --jobs 4: 56.0 maps/s on the GPU, 51.9 on the CPU; bench/results/h200-issue19-ahead/; 8 of them
@@ -97,6 +94,9 @@ bool large_batch(const std::vector<BakeJob>& jobs) {
     return false;
 }
 
+// What the first input will most likely need, guessed from its name before it decodes (.hdr:
+// RGBE lat-long; .exr: half lat-long; six faces or a forced cube layout: a cube), its size from
+// its header.
 PrepareHint first_input_hint(const Options& o, const BakeJob& first) {
     PrepareHint hint;
     hint.cube = !first.faces.empty() || expand_face_pattern(first.label).has_value() ||

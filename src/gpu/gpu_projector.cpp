@@ -44,6 +44,7 @@
 #include <glad/gl.h>
 
 #include <algorithm>
+#include <exception>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -290,7 +291,7 @@ void GpuProjector::upload_ahead(const Environment& env) {
         m.source.upload(env, m.tuning, false);
         if (m.source.resident().positions > 0) m.allocate_partials();
         check_gl("uploading the next input's texels");
-    } catch (const GpuError&) {
+    } catch (const std::exception&) {  // a GL failure, out of memory: never this input's error
         clear_stale_errors();  // nothing resident: the input's own upload sends it again, or fails then
         return;
     }
