@@ -315,9 +315,13 @@ TEST_CASE("batch: the next input's texels go to the GPU while it makes a chain, 
         return;
     }
     const CliResult plain = bake("plain", "BAKE_UPLOAD_AHEAD=0");
-    INFO(ahead.err << "\n" << plain.err);
+    // A failed upload ahead is nobody's error: the next input sends its texels itself.
+    const CliResult failed = bake("failed", "BAKE_TEST_FAULT=upload-ahead");
+    INFO(ahead.err << "\n" << plain.err << "\n" << failed.err);
     CHECK(ahead.exit_code == kExitInput);
     CHECK(plain.exit_code == kExitInput);
+    CHECK(failed.exit_code == kExitInput);
+    CHECK(failed.err == plain.err);
     std::string errors;  // the lines that are not the trace's
     for (const std::string& line : lines_of(ahead.err))
         if (line.rfind("trace ", 0) != 0) errors += line + "\n";
@@ -328,9 +332,11 @@ TEST_CASE("batch: the next input's texels go to the GPU while it makes a chain, 
     const std::vector<std::string> names = names_in(dir + "/plain");
     CHECK(names.size() == 8);
     CHECK(names_in(dir + "/ahead") == names);
+    CHECK(names_in(dir + "/failed") == names);
     for (const std::string& name : names) {
         INFO(name);
         CHECK(slurp(dir + "/ahead/" + name) == slurp(dir + "/plain/" + name));
+        CHECK(slurp(dir + "/failed/" + name) == slurp(dir + "/plain/" + name));
     }
 }
 

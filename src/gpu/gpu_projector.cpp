@@ -288,6 +288,7 @@ void GpuProjector::upload_ahead(const Environment& env) {
     // source pass): GL runs them in order, and the barrier covers the shaders' storage reads.
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
     try {
+        if (fault_requested("upload-ahead")) throw GpuError("forced by BAKE_TEST_FAULT=upload-ahead");  // test hook
         m.source.upload(env, m.tuning, false);
         if (m.source.resident().positions > 0) m.allocate_partials();
         check_gl("uploading the next input's texels");
