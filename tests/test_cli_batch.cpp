@@ -368,4 +368,14 @@ TEST_CASE("batch: --device auto takes the GPU once the inputs' texels reach the 
     CHECK(reached == std::vector<std::string>{"gpu", "gpu"});
     CHECK(paths(kSample + " " + kSky, both + 1) == std::vector<std::string>{"cpu", "cpu"});
     CHECK(paths(kSample, 1) == std::vector<std::string>{"cpu"});  // one input is never a batch
+    // A machine with no GPU device node (the 2-core VM): not even a context is tried, so no notice
+    // about a software rasterizer, and the CPU bakes as before.
+    std::error_code ec;
+    if (!fs::exists("/dev/nvidiactl", ec) && !fs::exists("/dev/dri", ec)) {
+        const CliResult r = run_cli(kSample + " " + kSky + " --out-dir " + dir + " --name '{stem}.json'",
+                                    "BAKE_TEST_GPU_BATCH_TEXELS=" + std::to_string(both));
+        INFO(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(r.err.find("notice") == std::string::npos);
+    }
 }

@@ -7,7 +7,8 @@
 //                  SH bakes (no context is made: it costs 85-110 ms of a process on the GPU machine,
 //                  more than a 2k-8k projection on 16 cores) unless a batch's inputs hold 2^27
 //                  texels or more by their headers (about 16 maps of 4096 x 2048: there the GPU's
-//                  context pays for itself; bake_app.cpp's large_batch), the GPU for runs with the specular
+//                  context pays for itself; bake_app.cpp's large_batch) on a machine with a GPU
+//                  device node (no context is tried without one), the GPU for runs with the specular
 //                  chain or exact irradiance maps (14 ms against 3.1 s for a 6x256^2 chain), unless
 //                  the only OpenGL is a software rasterizer (llvmpipe): then the CPU, with one notice.
 //                  A GPU failure falls back: one notice line, the GPU dropped for the rest of the

@@ -189,9 +189,10 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
         ->check(one_of({"cube", "equirect"}))
         ->capture_default_str();
     app.add_option("--device", o.device, "auto: the faster path: the CPU for SH bakes (no OpenGL context) unless a "
-                                         "batch's inputs hold 2^27 texels or more (about 16 maps of 4096x2048), the GPU "
-                                         "for those, --specular and --irradiance exact unless it is a software "
-                                         "rasterizer; any GPU failure falls back to the CPU with one notice line")
+                                         "batch's inputs hold 2^27 texels or more (about 16 maps of 4096x2048) and a GPU "
+                                         "device exists, the GPU for those, --specular and --irradiance exact unless it "
+                                         "is a software rasterizer; any GPU failure falls back to the CPU with one "
+                                         "notice line")
         ->check(one_of({"auto", "gpu", "cpu"}))
         ->capture_default_str();
     app.add_option("--gl", o.gl, "OpenGL context: EGL (headless), GLFW (hidden window), or auto")
