@@ -58,10 +58,7 @@ struct GpuSpecularSource::Impl {
     static Tables make_tables(int width, int height, int size, int threads) {
         Tables t;
         t.grid = equirect_source_grid(width, height);
-        t.omega.resize(static_cast<std::size_t>(size) * size);
-        parallel_for(size, resolve_threads(threads, size), [&](int r) {
-            for (int c = 0; c < size; ++c) t.omega[static_cast<std::size_t>(r) * size + c] = cube_texel_solid_angle(r, c, size);
-        });
+        t.omega = face_solid_angles(size, threads);
         return t;
     }
     int cap_item_count = 0, cap_texel_count = 0, cap_rings = 0;

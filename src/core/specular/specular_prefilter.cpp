@@ -103,9 +103,8 @@ CubeMap make_specular_source(const Environment& env, int size, int threads) {
     return full;
 }
 
-// Solid angles of one face's texels (the same on every face), row-major, rows on all cores (at
-// 512² they took 30 ms on one; the values do not depend on the thread count).
-static std::vector<double> face_solid_angles(int n, int threads) {
+// Rows on all cores (at 512² they took 30 ms on one; the values do not depend on the thread count).
+std::vector<double> face_solid_angles(int n, int threads) {
     std::vector<double> out(static_cast<std::size_t>(n) * n);
     parallel_for(n, resolve_threads(threads, n), [&](int r) {
         for (int c = 0; c < n; ++c) out[static_cast<std::size_t>(r) * n + c] = cube_texel_solid_angle(r, c, n);

@@ -38,6 +38,10 @@ int default_specular_source_size(const Environment& env, int base_size);
 // The same for a lat-long input `width` texels wide (known from its header before it decodes).
 int default_specular_source_size(int equirect_width, int base_size);
 
+// Solid angles of an n x n cube face's texels (the same on every face), row-major
+// (cube_texel_solid_angle), on `threads` threads (0: all cores).
+std::vector<double> face_solid_angles(int n, int threads = 0);
+
 // The source cube the prefilter reads: every texel the exact area average of the input over it
 // (specular_source.h), so that its integral is the input's; packed texels are read as their
 // expansion.
