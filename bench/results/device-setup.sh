@@ -16,3 +16,15 @@ tl() { "$@" >/dev/null 2>&1; local t0=$(date +%s%N)
   local t1=$(date +%s%N); echo "  $(( (t1-t0)/1000000 )).0 (process gone)"; }
 # med N...: the median of tenths of milliseconds, in seconds.
 med() { printf '%s\n' "$@" | sort -n | awk '{x[NR]=$1} END {printf "%.4f", x[int((NR+1)/2)]/10000}'; }
+# alternate N "F1 F2 ..." ARGS...: the shell functions F1 F2 ... each run with ARGS once (warm-up),
+# then N rounds, one after another in that order; prints each one's median (s), then each one's
+# times (tenths of ms) in brackets, in the same order. duo / trio: the functions X Y / X Y Z.
+alternate() { local n=$1 fs=($2); shift 2; local -A t=(); local f i s0 s1 out="" br=""
+  for f in "${fs[@]}"; do "$f" "$@" >/dev/null 2>&1; done
+  for ((i=0;i<n;i++)); do for f in "${fs[@]}"; do
+    s0=$(date +%s%N); "$f" "$@" >/dev/null 2>&1; s1=$(date +%s%N); t[$f]+="$(( (s1-s0)/100000 )) "
+  done; done
+  for f in "${fs[@]}"; do out+="$(med ${t[$f]}) "; br+="[${t[$f]% }] "; done
+  echo "$out${br% }"; }
+duo() { local n=$1; shift; alternate "$n" "X Y" "$@"; }
+trio() { local n=$1; shift; alternate "$n" "X Y Z" "$@"; }

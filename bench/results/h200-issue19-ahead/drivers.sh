@@ -13,13 +13,10 @@ for v in "$V1" "$V2" "$V3" "$V4"; do
   env $v $a $w/in/sky4096.hdr --specular $w/o/s.exr >/dev/null 2>&1
   echo "== timeline [$v], --specular sky4096:"; tl env $v $a $w/in/sky4096.hdr --specular $w/o/s.exr | grep -a -E "context|program|pass queued|levels queued|prefiltered|written|gone"
 done
-quad() { local n=$1; shift; local t1=() t2=() t3=() t4=()
-  for ((i=0;i<n;i++)); do
-    s0=$(date +%s%N); env $V1 $a "$@" >/dev/null 2>&1; s1=$(date +%s%N); env $V2 $a "$@" >/dev/null 2>&1; s2=$(date +%s%N)
-    env $V3 $a "$@" >/dev/null 2>&1; s3=$(date +%s%N); env $V4 $a "$@" >/dev/null 2>&1; s4=$(date +%s%N)
-    t1+=($(( (s1-s0)/100000 ))); t2+=($(( (s2-s1)/100000 ))); t3+=($(( (s3-s2)/100000 ))); t4+=($(( (s4-s3)/100000 )))
-  done
-  echo "$(med "${t1[@]}") | $(med "${t2[@]}") | $(med "${t3[@]}") | $(med "${t4[@]}") | [${t1[*]}] [${t2[*]}] [${t3[*]}] [${t4[*]}]"; }
+# alternate (device-setup.sh) over the four environments (drivers.txt was made by this file's own
+# copy of it, which printed the medians separated by |).
+A() { env $V1 $a "$@"; }; B() { env $V2 $a "$@"; }; C() { env $V3 $a "$@"; }; D() { env $V4 $a "$@"; }
+quad() { local n=$1; shift; alternate "$n" "A B C D" "$@"; }
 echo "| run | as is | cache off | threaded | both |"
 for in in sky4096 sky8192; do echo "| --specular $in | $(quad 9 $w/in/$in.hdr --specular $w/o/s.exr)"; done
 echo "| SH 4k --device gpu | $(quad 7 $w/in/sky4096.hdr -o $w/o/sh.json --device gpu)"

@@ -11,13 +11,7 @@ mkdir -p $w/ba $w/bp
 $a $w/in/b*.hdr --out-dir $w/ba --name '{stem}.json' --specular "$w/ba/{stem}_s.exr" >/dev/null 2>&1
 $P $w/in/b*.hdr --out-dir $w/bp --name '{stem}.json' --specular "$w/bp/{stem}_s.exr" >/dev/null 2>&1
 diff -rq $w/ba $w/bp >/dev/null && echo "batch: $(ls $w/ba | wc -l) outputs byte-identical to af63c74's" || echo "batch: OUTPUTS DIFFER"
-duo() { local n=$1; shift; local tp=() ta=()
-  "$P" "$@" >/dev/null 2>&1; "$a" "$@" >/dev/null 2>&1
-  for ((i=0;i<n;i++)); do
-    t0=$(date +%s%N); "$P" "$@" >/dev/null 2>&1; t1=$(date +%s%N); "$a" "$@" >/dev/null 2>&1; t2=$(date +%s%N)
-    tp+=($(( (t1-t0)/100000 ))); ta+=($(( (t2-t1)/100000 )))
-  done
-  echo "$(med "${tp[@]}") $(med "${ta[@]}") [${tp[*]}] [${ta[*]}]"; }
+X() { "$P" "$@"; }; Y() { "$a" "$@"; }  # duo (device-setup.sh): af63c74, then new
 set -- $(duo 5 $w/in/b*.hdr --out-dir $w/o --name '{stem}.json' --specular "$w/o/{stem}_s.exr")
 echo "| batch 20 x 4k --specular (maps/s) | af63c74 $(awk -v t=$1 'BEGIN{printf "%.1f", 20/t}') | 57158a6 $(awk -v t=$2 'BEGIN{printf "%.1f", 20/t}') | ${*:3}"
 set -- $(duo 7 $w/in/sky4096.hdr --specular $w/o/s.exr)

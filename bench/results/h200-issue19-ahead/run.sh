@@ -22,15 +22,8 @@ for in in sky4096 sky8192; do echo "== timeline (new), --specular $in:"; tl $a $
 echo "== timeline (new), batch of 20 (events of maps 1-3, and the end):"
 tl $a $w/in/b*.hdr --out-dir $w/o --name '{stem}.json' --specular "$w/o/{stem}_s.exr" > $w/batch.txt
 head -75 $w/batch.txt; echo ...; tail -6 $w/batch.txt
-# trio N LABELS... : three commands given as X, Y, Z functions, alternating.
+# trio (device-setup.sh): the three binaries as X, Y, Z, alternating.
 X() { "$B" "$@"; }; Y() { "$P" "$@"; }; Z() { "$a" "$@"; }
-trio() { local n=$1; shift; local tx=() ty=() tz=()
-  X "$@" >/dev/null 2>&1; Y "$@" >/dev/null 2>&1; Z "$@" >/dev/null 2>&1
-  for ((i=0;i<n;i++)); do
-    t0=$(date +%s%N); X "$@" >/dev/null 2>&1; t1=$(date +%s%N); Y "$@" >/dev/null 2>&1; t2=$(date +%s%N); Z "$@" >/dev/null 2>&1; t3=$(date +%s%N)
-    tx+=($(( (t1-t0)/100000 ))); ty+=($(( (t2-t1)/100000 ))); tz+=($(( (t3-t2)/100000 )))
-  done
-  echo "$(med "${tx[@]}") $(med "${ty[@]}") $(med "${tz[@]}") [${tx[*]}] [${ty[*]}] [${tz[*]}]"; }
 {
 echo "| run | c37139d | 602c7ee | new |"
 for in in sky4096 sky8192; do set -- $(trio 9 $w/in/$in.hdr --specular $w/o/s.exr -o $w/o/s.json); echo "| --specular + JSON $in.hdr (s) | $1 | $2 | $3 | ${*:4}"; done

@@ -17,13 +17,7 @@ done
 for in in sky4096 sky8192; do echo "== timeline (new), --specular $in:"; tl $a $w/in/$in.hdr --specular $w/o/s.exr -o $w/o/s.json; done
 echo "== timeline (new), batch of 20 (first 60 events):"
 tl $a $w/in/b*.hdr --out-dir $w/o --name '{stem}.json' --specular "$w/o/{stem}_s.exr" > $w/batch.txt; head -60 $w/batch.txt; tail -3 $w/batch.txt
-duo() { local n=$1; shift; local tp=() ta=()
-  "$P" "$@" >/dev/null 2>&1; "$a" "$@" >/dev/null 2>&1
-  for ((i=0;i<n;i++)); do
-    t0=$(date +%s%N); "$P" "$@" >/dev/null 2>&1; t1=$(date +%s%N); "$a" "$@" >/dev/null 2>&1; t2=$(date +%s%N)
-    tp+=($(( (t1-t0)/100000 ))); ta+=($(( (t2-t1)/100000 )))
-  done
-  echo "$(med "${tp[@]}") $(med "${ta[@]}") [${tp[*]}] [${ta[*]}]"; }
+X() { "$P" "$@"; }; Y() { "$a" "$@"; }  # duo (device-setup.sh): af63c74, then new
 {
 echo "| run | af63c74 | new |"
 for in in sky4096 sky8192; do set -- $(duo 11 $w/in/$in.hdr --specular $w/o/s.exr -o $w/o/s.json); echo "| --specular + JSON $in.hdr (s) | $1 | $2 | ${*:3}"; done

@@ -17,13 +17,9 @@ for in in sky4096 sky8192; do
   echo "== timeline (loader on), --specular $in:"; tl $a $w/in/$in.hdr --specular $w/o/s.exr
   echo "== timeline (loader off), --specular $in:"; tl env BAKE_PROGRAM_LOADER=0 $a $w/in/$in.hdr --specular $w/o/s.exr
 done
-trio() { local n=$1; shift; local tb=() tr=() ta=()
-  "$B" "$@" >/dev/null 2>&1; BAKE_PROGRAM_LOADER=0 "$a" "$@" >/dev/null 2>&1; "$a" "$@" >/dev/null 2>&1
-  for ((i=0;i<n;i++)); do
-    t0=$(date +%s%N); "$B" "$@" >/dev/null 2>&1; t1=$(date +%s%N); BAKE_PROGRAM_LOADER=0 "$a" "$@" >/dev/null 2>&1; t2=$(date +%s%N); "$a" "$@" >/dev/null 2>&1; t3=$(date +%s%N)
-    tb+=($(( (t1-t0)/100000 ))); tr+=($(( (t2-t1)/100000 ))); ta+=($(( (t3-t2)/100000 )))
-  done
-  echo "$(med "${tb[@]}") $(med "${tr[@]}") $(med "${ta[@]}") [base: ${tb[*]}] [off: ${tr[*]}] [on: ${ta[*]}]"; }
+# trio (device-setup.sh): base, loader off, loader on (round1.txt was made by this file's own copy
+# of it, which labelled the brackets base:, off:, on:).
+X() { "$B" "$@"; }; Y() { BAKE_PROGRAM_LOADER=0 "$a" "$@"; }; Z() { "$a" "$@"; }
 {
 for in in sky4096 sky8192; do set -- $(trio 9 $w/in/$in.hdr --specular $w/o/s.exr); echo "| --specular $in.hdr (s) | $1 | $2 | $3 | ${*:4}"; done
 set -- $(trio 5 $w/in/b*.hdr --out-dir $w/o --name '{stem}.json' --specular "$w/o/{stem}_s.exr")
