@@ -67,15 +67,47 @@ layout(std430, binding = 4) readonly buffer Constants { double constants[]; };
 #define kHalfPiD constants[1]
 #define kTwoPiD constants[2]
 
-// Division (div_d, sh_common.glsl) and square root refined by two Newton steps on an exact fma
-// residual: the pieces' Δφ must be exact to double rounding, as the column sums of a sun multiply
-// its error.
+// Division (div_q) and square root refined by two Newton steps on an exact fma residual: the
+// pieces' Δφ must be exact to double rounding, as the column sums of a sun multiply its error.
+// None of them uses the driver's double division or square root, which NVIDIA makes in software
+// with every special case (the pass 19.4 -> ~10 ms at 4k on the H200 without them,
+// bench/results/h200-issue19-walk). The square root starts from the driver's inverse square root, whose value also gives
+// the steps' 1 / (2r): a step's error is the previous one's times that factor's relative error, so
+// two give the root to rounding.
 double sqrt_d(double x) {
     if (!(x > 0.0LF)) return 0.0LF;
-    double r = sqrt(x);
-    const double half_inv = 0.5LF / r;
+    const double rs = inversesqrt(x), half_inv = 0.5LF * rs;
+    double r = x * rs;
     r = fma(fma(-r, r, x), half_inv, r);
     return fma(fma(-r, r, x), half_inv, r);
+}
+
+// 1 / sqrt(q) by the driver's inverse square root and two Newton steps: normalizing by it takes
+// no division.
+double rsqrt_d(double q) {
+    double r = inversesqrt(q);
+    r = r * fma(-0.5LF * q * r, r, 1.5LF);
+    return r * fma(-0.5LF * q * r, r, 1.5LF);
+}
+
+// a / b refined as div_d (sh_common.glsl) refines it, from a reciprocal seeded in float where |b|
+// is in float's range and refined by two Newton steps (relative error ~1e-28 before rounding)
+// instead of the driver's. Within a few ulps of the IEEE quotient (measured on llvmpipe: never
+// more than 1e-15 relative), though not always its bits, so the average can differ from the
+// CPU's by double rounding (tests/test_gpu_specular_source.cpp).
+double div_q(double a, double b) {
+    const double m = abs(b);
+    double inv;
+    if (m > 1e-30LF && m < 1e30LF) {
+        inv = double(1.0 / float(b));
+        inv = fma(fma(-b, inv, 1.0LF), inv, inv);
+        inv = fma(fma(-b, inv, 1.0LF), inv, inv);
+    } else {
+        inv = 1.0LF / b;
+    }
+    double q = a * inv;
+    q = fma(fma(-q, b, a), inv, q);
+    return fma(fma(-q, b, a), inv, q);
 }
 
 // dot and cross spelled out, in the CPU's order (vec3.h): the built-ins' double precision is the
@@ -100,10 +132,18 @@ double atan_series(double u) {
 
 // atan(t) for 0 <= t <= 1: atan t = atan c + atan((t - c) / (1 + t c)) with c the nearest k/8, so
 // that the second argument is at most 1/16.
-double atan_unit(double t) {
-    const int k = clamp(int(t * 8.0LF + 0.5LF), 0, 8);
+// atan(lo / hi) for 0 <= lo <= hi, hi > 0, the same way with one division: (t - c) / (1 + t c)
+// = (lo - c hi) / (hi + c lo); k from a float quotient (or, out of float's range, comparisons).
+double atan_ratio(double lo, double hi) {
+    int k = 0;
+    if (hi > 1e-30LF && hi < 1e30LF) {
+        k = clamp(int(float(lo) / float(hi) * 8.0 + 0.5), 0, 8);
+    } else {
+        const double l8 = 8.0LF * lo;
+        for (int i = 0; i < 8; ++i) k += l8 >= (double(i) + 0.5LF) * hi ? 1 : 0;
+    }
     const double c = double(k) * 0.125LF;
-    return constants[3 + k] + atan_series(div_d(t - c, 1.0LF + t * c));
+    return constants[3 + k] + atan_series(div_q(fma(-c, hi, lo), fma(c, lo, hi)));
 }
 
 bool sign_bit(double v) { return (unpackDouble2x32(v).y >> 31u) != 0u; }
@@ -111,7 +151,7 @@ bool sign_bit(double v) { return (unpackDouble2x32(v).y >> 31u) != 0u; }
 // atan2(y, x) as C's, signed zeros included (y = ±0 with x < 0 or x = -0 gives ±π).
 double atan_double(double y, double x) {
     const double ay = abs(y), ax = abs(x), lo = min(ay, ax), hi = max(ay, ax);
-    double r = hi > 0.0LF ? atan_unit(div_d(lo, hi)) : 0.0LF;
+    double r = hi > 0.0LF ? atan_ratio(lo, hi) : 0.0LF;
     if (ay > ax) r = kHalfPiD - r;
     if (sign_bit(x)) r = kPiD - r;
     return sign_bit(y) ? -r : r;
@@ -119,7 +159,7 @@ double atan_double(double y, double x) {
 
 // specular_source.cpp's atan2_small: the series where |y| <= x/16, else atan2.
 double atan2_small(double y, double x) {
-    if (x > 0.0LF && abs(y) <= 0.0625LF * x) return atan_series(div_d(y, x));
+    if (x > 0.0LF && abs(y) <= 0.0625LF * x) return atan_series(div_q(y, x));
     return atan_double(y, x);
 }
 
@@ -161,7 +201,7 @@ void texel_values(int row, int col, out dvec3 full, out dvec3 capped) {
     if (u_capping != 0) {
         const double lum = abs(constants[19] * t.x + constants[20] * t.y + constants[21] * t.z);
         if (lum > u_threshold) {
-            const double scale = div_d(u_threshold, lum);
+            const double scale = div_q(u_threshold, lum);
             keep = dvec3(vec3(t * scale));
         }
     }
@@ -179,7 +219,7 @@ int row_of(double h) {
     return i;
 }
 int col_of(double x, double z) {
-    const int j = int(floor(div_d((atan_double(z, x) + kPiD) * double(u_width), kTwoPiD)));
+    const int j = int(floor(div_q((atan_double(z, x) + kPiD) * double(u_width), kTwoPiD)));
     return min(u_width - 1, max(0, j));
 }
 bool in_row(int i, double h) { return i >= 0 && i < u_height && h <= top_at(i) && h >= top_at(i + 1); }
@@ -189,7 +229,7 @@ bool in_col(int j, double x, double z) {
     return cos_phi_at(j) * z - sin_phi_at(j) * x >= 0.0LF && x * sin_phi_at(k) - z * cos_phi_at(k) >= 0.0LF;
 }
 void locate(dvec3 d, inout int row, inout int col) {
-    const double h = div_d(d.y, sqrt_d(dot3(d, d)));
+    const double h = div_q(d.y, sqrt_d(dot3(d, d)));
     if (!in_row(row, h)) {
         if (in_row(row - 1, h)) --row;
         else if (in_row(row + 1, h)) ++row;
@@ -204,7 +244,33 @@ void locate(dvec3 d, inout int row, inout int col) {
     }
 }
 
-dvec3 normalized(dvec3 a) { return a * div_d(1.0LF, sqrt_d(dot3(a, a))); }
+// locate's cell, found faster from a guess (row_guess, col_guess: the cell the arc's last crossing
+// leads into). Where d lies strictly inside the guessed cell no other cell holds it, so locate,
+// from any start, gives that cell; strictly inside is decided from h with an inverse square root
+// and two Newton steps (error ~1e-16 where the driver's is good to 1e-5) by a margin of 1e-12,
+// and the column's exact sign tests.
+// Elsewhere (a point within 1e-12 of a row boundary, on a boundary, or not in the guessed cell:
+// a crossing nearly tangent to a row boundary, whose point is ill-conditioned, can be taken in
+// the wrong order) locate itself decides, from the previous piece's cell as before.
+void locate_guessed(dvec3 d, int row_guess, int col_guess, inout int row, inout int col) {
+    if (u_width >= 3 && row_guess >= 0 && row_guess < u_height) {
+        const double dd = dot3(d, d);
+        double rs = inversesqrt(dd);
+        rs = rs * fma(-0.5LF * dd * rs, rs, 1.5LF);
+        rs = rs * fma(-0.5LF * dd * rs, rs, 1.5LF);
+        const double h = d.y * rs;
+        const int k = (col_guess + 1) % u_width;
+        if (h < top_at(row_guess) - 1e-12LF && h > top_at(row_guess + 1) + 1e-12LF &&
+            cos_phi_at(col_guess) * d.z - sin_phi_at(col_guess) * d.x > 0.0LF && d.x * sin_phi_at(k) - d.z * cos_phi_at(k) > 0.0LF) {
+            row = row_guess;
+            col = col_guess;
+            return;
+        }
+    }
+    locate(d, row, col);
+}
+
+dvec3 normalized(dvec3 a) { return a * rsqrt_d(dot3(a, a)); }
 
 struct ArcPoint {
     dvec3 d;
@@ -274,7 +340,7 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
     double ey = 0.0LF, side = 1.0LF;
     if (hi > lo && ey2 > 0.0LF) {
         ey = sqrt_d(ey2);
-        e = dvec3(-m.y * m.x, ey2, -m.y * m.z) * div_d(1.0LF, ey);
+        e = dvec3(-m.y * m.x, ey2, -m.y * m.z) * div_q(1.0LF, ey);
         w = cross3(m, e);
         side = dot3(a + b, w) < 0.0LF ? -1.0LF : 1.0LF;
         k_first = (b.y < a.y ? pa.row : pb.row) + 1;
@@ -286,7 +352,7 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
     int k_next = rows_down ? k_first : k_end - 1;
     // Column crossings: meridians j0..j1 in the direction of travel.
     const double dphi_ab = 2.0LF * atan2_small(a.x * b.z - a.z * b.x, pa.r * pb.r + a.x * b.x + a.z * b.z);
-    const double per_col = div_d(double(u_width), kTwoPiD);
+    const double per_col = div_q(double(u_width), kTwoPiD);
     const double f0 = (pa.phi + kPiD) * per_col, f1 = f0 + dphi_ab * per_col;
     int col = min(u_width - 1, max(0, int(floor(f0))));
     int row = pa.row;
@@ -298,17 +364,22 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
     }
     int j_next = jstep > 0 ? j0 : j1;
 
-    const double ra = pa.r, ta = div_d(a.y, 1.0LF + ra);
+    const double ra = pa.r, ta = div_q(a.y, 1.0LF + ra);
     double prev_dphi = 0.0LF, prev_area = 0.0LF;
     dvec3 prev_p = a;
     bool have_row = false, have_col = false;
     double row_key = 0.0LF, col_key = 0.0LF, col_dphi = 0.0LF;
     dvec3 row_p = dvec3(0.0LF), col_p = dvec3(0.0LF);
+    // The cell the next piece lies in, as the crossing that ends the previous piece says
+    // (locate_guessed): -1 until the arc's first crossing is taken.
+    int col_j = 0, row_k = 0, kind = 0;  // the crossing just taken: meridian col_j, boundary row_k; kind 1 column, 2 row
+    int row_guess = -1, col_guess = -1;
     for (int guard = 0; guard < 1000000; ++guard) {
         // The next row crossing, then the next column crossing, when not made yet.
         if (!have_row && k_next >= k_first && k_next < k_end) {
-            const double c = clamp(div_d(top_at(k_next), ey), -1.0LF, 1.0LF);
+            const double c = clamp(div_q(top_at(k_next), ey), -1.0LF, 1.0LF);
             const double s = side * sqrt_d(max(0.0LF, 1.0LF - c * c));
+            row_k = k_next;
             row_p = e * c + w * s;
             row_key = min(key_end, max(0.0LF, arc_key(dot3(a, row_p), dot3(u, row_p))));
             have_row = true;
@@ -320,12 +391,13 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
             const int jm = (j + 2 * u_width) % u_width;  // j > -W: GLSL leaves % of negatives undefined
             const double c = cos_phi_at(jm), s = sin_phi_at(jm);
             dvec3 x = cross3(m, dvec3(-s, 0.0LF, c));
-            const double len = sqrt_d(dot3(x, x));
-            if (!(len > 0.0LF)) continue;
-            x = x * div_d(x.x * c + x.z * s < 0.0LF ? -1.0LF : 1.0LF, len);
+            const double len2 = dot3(x, x);
+            if (!(len2 > 0.0LF)) continue;
+            x = x * ((x.x * c + x.z * s < 0.0LF ? -1.0LF : 1.0LF) * rsqrt_d(len2));
             col_key = min(key_end, max(0.0LF, arc_key(dot3(a, x), dot3(u, x))));
             col_p = x;
-            col_dphi = (-kPiD + div_d(double(j), per_col)) - pa.phi;
+            col_j = j;
+            col_dphi = (-kPiD + div_q(double(j), per_col)) - pa.phi;
             have_col = true;
         }
         // std::merge's order: a column crossing first only when strictly before the row crossing.
@@ -338,25 +410,38 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
             dphi = col_dphi;
             known = true;
             have_col = false;
+            kind = 1;
         } else if (have_row) {
             p = row_p;
             dphi = 0.0LF;
             known = false;
             have_row = false;
+            kind = 2;
         } else {
             p = b;
             dphi = 0.0LF;
             known = false;
             last = true;
         }
-        const double rp = sqrt_d(p.x * p.x + p.z * p.z), tp = div_d(p.y, 1.0LF + rp);
+        const double rp = sqrt_d(p.x * p.x + p.z * p.z), tp = div_q(p.y, 1.0LF + rp);
         const double cr = a.x * p.z - a.z * p.x, dt = ra * rp + a.x * p.x + a.z * p.z;
         if (!known) dphi = 2.0LF * atan2_small(cr, dt);
         const double area = 2.0LF * atan2_small(cr * (ta + tp), dt * (1.0LF + ta * tp));
         if (dphi != prev_dphi) {
-            locate(prev_p + p, row, col);
+            if (row_guess >= 0 && col_guess >= 0) locate_guessed(prev_p + p, row_guess, col_guess, row, col);
+            else locate(prev_p + p, row, col);
             add_piece(row, col, sign * (dphi - prev_dphi), sign * (area - prev_area));
         }
+        // Past meridian j going east the next piece is in column j, going west in j - 1; past row
+        // boundary k going down in row k, going up in k - 1. Before the first crossing of a kind,
+        // the guess is the cell located last.
+        if (row_guess < 0) {
+            row_guess = row;
+            col_guess = col;
+        }
+        if (kind == 1) col_guess = ((jstep > 0 ? col_j : col_j - 1) + 2 * u_width) % u_width;
+        else if (kind == 2) row_guess = rows_down ? row_k : row_k - 1;
+        kind = 0;
         prev_dphi = dphi;
         prev_area = area;
         prev_p = p;
@@ -414,8 +499,8 @@ double g_signs[8];
 int g_arc_count;
 double texel_arcs(int face, int row, int col) {
     const int n = u_size;
-    const double s0 = div_d(2.0LF * double(col), double(n)) - 1.0LF, s1 = div_d(2.0LF * double(col + 1), double(n)) - 1.0LF;
-    const double t0 = div_d(2.0LF * double(row), double(n)) - 1.0LF, t1 = div_d(2.0LF * double(row + 1), double(n)) - 1.0LF;
+    const double s0 = div_q(2.0LF * double(col), double(n)) - 1.0LF, s1 = div_q(2.0LF * double(col + 1), double(n)) - 1.0LF;
+    const double t0 = div_q(2.0LF * double(row), double(n)) - 1.0LF, t1 = div_q(2.0LF * double(row + 1), double(n)) - 1.0LF;
     // Corners counter-clockwise in (s, t): (s0,t0), (s1,t0), (s1,t1), (s0,t1); the edges in the
     // CPU's canonical directions (s or t increasing) and their signs in the loop.
     const dvec3 raw0 = face_direction(face, s0, t0), raw1 = face_direction(face, s1, t0), raw2 = face_direction(face, s1, t1),
@@ -439,7 +524,7 @@ double texel_arcs(int face, int row, int col) {
         const double ey = 1.0LF - m.y * m.y;
         int cut = -1;
         if (ey > 0.0LF) {
-            const dvec3 up = dvec3(-m.y * m.x, ey, -m.y * m.z) * div_d(1.0LF, sqrt_d(ey));
+            const dvec3 up = dvec3(-m.y * m.x, ey, -m.y * m.z) * div_q(1.0LF, sqrt_d(ey));
             for (int k = 0; k < 2 && cut < 0; ++k) {
                 const dvec3 x = k == 0 ? up : -up;
                 if (dot3(cross3(a, x), m) > 0.0LF && dot3(cross3(x, b), m) > 0.0LF) {
@@ -471,7 +556,7 @@ double texel_arcs(int face, int row, int col) {
     g_base = g_south ? u_height - 1 : north ? 0 : row_of(top);
     g_out_full = dvec3(0.0LF);
     g_out_capped = dvec3(0.0LF);
-    return div_d(1.0LF, texel_omega[row * n + col]);
+    return div_q(1.0LF, texel_omega[row * n + col]);
 }
 
 // The column crossings of arc pa -> pb as monotone_arc makes them: meridians j0..j1 (none when
@@ -479,7 +564,7 @@ double texel_arcs(int face, int row, int col) {
 void arc_columns(ArcPoint pa, ArcPoint pb, out int j0, out int j1, out int jstep) {
     const dvec3 a = pa.d, b = pb.d;
     const double dphi_ab = 2.0LF * atan2_small(a.x * b.z - a.z * b.x, pa.r * pb.r + a.x * b.x + a.z * b.z);
-    const double per_col = div_d(double(u_width), kTwoPiD);
+    const double per_col = div_q(double(u_width), kTwoPiD);
     const double f0 = (pa.phi + kPiD) * per_col, f1 = f0 + dphi_ab * per_col;
     j0 = 1;
     j1 = 0;
@@ -500,12 +585,12 @@ ArcPoint arc_cut(ArcPoint pa, ArcPoint pb, dvec3 m, int k, int j0, int j1, int j
     const int jm = (j + 2 * u_width) % u_width;
     const double c = cos_phi_at(jm), s = sin_phi_at(jm);
     dvec3 x = cross3(m, dvec3(-s, 0.0LF, c));
-    const double len = sqrt_d(dot3(x, x));
-    if (!(len > 0.0LF)) {
+    const double len2 = dot3(x, x);
+    if (!(len2 > 0.0LF)) {
         g_failed = true;  // an arc in a meridian's plane has no crossings (monotone_arc skips them)
         return pa;
     }
-    x = x * div_d(x.x * c + x.z * s < 0.0LF ? -1.0LF : 1.0LF, len);
+    x = x * ((x.x * c + x.z * s < 0.0LF ? -1.0LF : 1.0LF) * rsqrt_d(len2));
     return arc_point(x);
 }
 
@@ -538,7 +623,7 @@ void main() {
             failed = failed || partials[7 * i + 6] != 0.0LF;
         }
         const int col = texel % n, row = (texel / n) % n, face = texel / (n * n);
-        write_average(face, row, col, full, capped, failed, div_d(1.0LF, texel_omega[row * n + col]));
+        write_average(face, row, col, full, capped, failed, div_q(1.0LF, texel_omega[row * n + col]));
         return;
     }
     int face, row, col, chunk = 0, chunks = 1;
