@@ -2,6 +2,7 @@
 #include <cstdlib>
 
 #include "bake_app.h"
+#include "detached_exit.h"
 #include "interrupts.h"
 #include "trace.h"
 
@@ -20,11 +21,12 @@ int main(int argc, char** argv) {
     const int code = bake::run_bake_app(argc, argv, /*exiting=*/true);
     // Every output is written, closed and renamed by now, and every thread joined. What exit()
     // would still run is the OpenGL driver's own teardown in its atexit handlers: 25-35 ms on
-    // the GPU machine, longer than a 2048x1024 bake's stages; the kernel frees the same things.
-    // (Sanitizer builds exit normally, so that LeakSanitizer still checks.)
+    // the GPU machine, longer than a 2048x1024 bake's stages; the kernel frees the same things,
+    // after the process has ended (detached_exit.h). (Sanitizer builds exit normally, so that
+    // LeakSanitizer still checks.)
     bake::trace_event("exit");
     std::fflush(nullptr);
-    std::_Exit(code);
+    bake::exit_detached(code);
 #else
     return bake::run_bake_app(argc, argv);
 #endif
