@@ -134,13 +134,14 @@ BakeOutcome Bake::compute(const BakeJob& job, const std::function<LoadedInput()>
     return out;
 }
 
-void write_outcome(const BakeJob& job, const BakeSettings& settings, const BakeOutcome& o, FileReport& rep) {
+void write_outcome(const BakeJob& job, const BakeSettings& settings, const BakeOutcome& o, FileReport& rep,
+                   const std::function<void()>& before_commit) {
     throw_if_stop_requested();  // a stage boundary, as before the write moved off the main thread
     trace_event("write");         // in a batch on the writer thread: the timeline shows the overlap
     const Stopwatch write_watch;
     write_outputs(BakeProducts{job, settings, o.env ? &*o.env : nullptr, o.record, o.map ? &*o.map : nullptr,
                                o.specular ? &*o.specular : nullptr, o.gltf_chain ? &*o.gltf_chain : nullptr},
-                  rep);
+                  rep, before_commit);
     rep.timings.write = write_watch.ms();
     trace_event("written");
 }

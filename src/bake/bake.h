@@ -48,7 +48,10 @@ struct BakeOutcome {
 // Writes every output of `job` from `outcome`, all or none (outputs.h's write_outputs), and
 // rep.timings.write. Uses no GPU and no BakeLog: it may run on any thread, touching only `rep`
 // and the files. Throws OutputError (or Interrupted: a stop asked for before the set commits).
-void write_outcome(const BakeJob& job, const BakeSettings& settings, const BakeOutcome& outcome, FileReport& rep);
+// before_commit (if any) runs once every file is staged, before the renames: a batch's writer
+// waits there for the input before it, so that inputs are committed in order.
+void write_outcome(const BakeJob& job, const BakeSettings& settings, const BakeOutcome& outcome, FileReport& rep,
+                   const std::function<void()>& before_commit = {});
 
 // Frees the outcome's large parts (maps, chains, the input) once written, on the thread that
 // wrote them; the record and the checks' parts stay for conclude().

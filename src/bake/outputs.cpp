@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
 
 #include "atomic_file.h"
 #include "engine_sh.h"
@@ -123,7 +127,21 @@ bool outputs_need_map(const BakeJob& job) {
     });
 }
 
-void write_outputs(const BakeProducts& p, FileReport& rep) {
+namespace {
+
+// BAKE_TEST_FAULT=slow-commit:NAME (a test hook): the input whose label ends with NAME waits 2 s
+// with its files staged before it commits (tests/test_cli_write_overlap.cpp: commits in order).
+void injected_commit_delay(const std::string& label) {
+    const char* fault = std::getenv("BAKE_TEST_FAULT");
+    if (!fault || std::strncmp(fault, "slow-commit:", 12) != 0) return;
+    const std::string name = fault + 12;
+    if (!name.empty() && label.size() >= name.size() && label.compare(label.size() - name.size(), name.size(), name) == 0)
+        std::this_thread::sleep_for(std::chrono::seconds(2));
+}
+
+}  // namespace
+
+void write_outputs(const BakeProducts& p, FileReport& rep, const std::function<void()>& before_commit) {
     const BakeJob& job = p.job;
     FileReport written;  // what goes into rep once the whole set is in place
     OutputSet set;
@@ -177,6 +195,8 @@ void write_outputs(const BakeProducts& p, FileReport& rep) {
         const OutputSet::Scope joins(set);
         write_text_atomically(manifest_path(written.outputs.front()), manifest_text(p.settings.generator, p.settings.fingerprint, inputs, outputs));
     }
+    injected_commit_delay(job.label);
+    if (before_commit) before_commit();
     // A stop asked for while writing: the set is dropped (a temporary the signal's cleanup removed
     // may have been made again by its writer), never committed.
     throw_if_stop_requested();

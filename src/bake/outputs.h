@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 // A bake's outputs, written from what the stages made. A file given with -o / --name is written
 // by the format its extension names (the registry in outputs.cpp: one entry a format); --specular,
 // --preview and --emit by their own writers. All of one input's outputs are written, or none.
@@ -51,7 +52,8 @@ bool outputs_need_map(const BakeJob& job);
 
 // Writes every output of the job as one OutputSet (atomic_file.h): all of them, or none, each
 // target then as it was. Fills rep.outputs, rep.specular, rep.preview and rep.emitted once the
-// set is in place. Throws OutputError naming the file.
-void write_outputs(const BakeProducts& products, FileReport& rep);
+// set is in place. Throws OutputError naming the file. before_commit (if any) runs once every
+// file is staged, before the stop check and the renames.
+void write_outputs(const BakeProducts& products, FileReport& rep, const std::function<void()>& before_commit = {});
 
 }  // namespace bake

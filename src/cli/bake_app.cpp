@@ -14,6 +14,7 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <deque>
 #include <future>
 #include <iostream>
 #include <memory>
@@ -186,25 +187,29 @@ private:
     void write_depfile(const RunReport& report) const;
     int finish(RunReport& report, const std::string& first_failure);
 
-    // An input whose outputs are being written: in a batch on a writer thread while the next input
-    // bakes (at most one at a time, which bounds the memory held), else on this thread when retired.
+    // Lines printed while an earlier input is still in flight wait (Hold, InFlight::held), so that
+    // stdout and stderr read as if the inputs had run one after the other.
+    using Lines = std::vector<std::pair<std::FILE*, std::string>>;
+    class Hold;
+    // An input whose outputs are being written: in a batch on a writer thread while the next inputs
+    // bake (at most two at a time, which bounds the memory held: bake_inputs), else on this thread
+    // when retired. Inputs in flight are retired oldest first.
     struct InFlight {
         std::size_t index;                     // in the jobs and report.files
         std::unique_ptr<BakeOutcome> outcome;  // the writer's until `done` is ready
-        std::future<void> done;                // an async one's destructor waits for the writer
+        std::shared_future<void> done;         // the writer's end (the next writer waits for it too)
         double compute_ms;                     // its stages on this thread
+        Lines held;                            // its stages' lines, held while an earlier input was in flight
     };
-    // Lines printed while an earlier input is still in flight wait here, so that stdout and stderr
-    // read as if the inputs had run one after the other.
-    using Lines = std::vector<std::pair<std::FILE*, std::string>>;
-    class Hold;
+    using Writing = std::deque<InFlight>;
 
     std::optional<BakeOutcome> compute_job(Bake& bake, const BakeJob& job, const std::function<LoadedInput()>& get_loaded,
                                            FileReport& rep);
     InFlight start_write(std::size_t i, const BakeJob& job, BakeOutcome outcome, double compute_ms, FileReport& rep,
-                         std::launch policy) const;
-    void retire(Bake& bake, const std::vector<BakeJob>& jobs, std::optional<InFlight>& writing, RunReport& report,
-                std::string& first_failure);
+                         std::launch policy, std::shared_future<void> previous) const;
+    void retire_oldest(Bake& bake, const std::vector<BakeJob>& jobs, Writing& writing, RunReport& report,
+                       std::string& first_failure);
+    void retire_all(Bake& bake, const std::vector<BakeJob>& jobs, Writing& writing, RunReport& report, std::string& first_failure);
     void settle(const BakeJob& job, FileReport& rep, std::exception_ptr error);
     void report_input(const FileReport& rep, std::string& first_failure);
     void skip_for_fail_fast(FileReport& rep);
@@ -235,6 +240,10 @@ public:
         app_.held_ = nullptr;
         for (const auto& [stream, line] : lines_) app_.progress_.print(stream, line);
         lines_.clear();
+    }
+    Lines take() {  // to be printed later (InFlight::held)
+        app_.held_ = nullptr;
+        return std::move(lines_);
     }
 
 private:
@@ -309,16 +318,20 @@ std::optional<BakeOutcome> App::compute_job(Bake& bake, const BakeJob& job, cons
 
 // Hands the input's outcome to the writer: a thread of its own (std::launch::async) or this
 // thread when retired (deferred). The writer touches only `rep` and the files, and frees the
-// outcome's large parts once written.
+// outcome's large parts once written. It commits its files only once `previous` (the write of
+// the input before, if still in flight) has ended, so that inputs are committed in order: an
+// interruption leaves a prefix of the inputs baked.
 App::InFlight App::start_write(std::size_t i, const BakeJob& job, BakeOutcome outcome, double compute_ms, FileReport& rep,
-                               std::launch policy) const {
-    InFlight w{i, std::make_unique<BakeOutcome>(std::move(outcome)), {}, compute_ms};
-    auto write = [&job, &settings = settings_, o = w.outcome.get(), &rep] {
+                               std::launch policy, std::shared_future<void> previous) const {
+    InFlight w{i, std::make_unique<BakeOutcome>(std::move(outcome)), {}, compute_ms, {}};
+    auto write = [&job, &settings = settings_, o = w.outcome.get(), &rep, previous = std::move(previous)] {
         struct Release {
             BakeOutcome& o;
             ~Release() { release_written(o); }
         } release{*o};
-        write_outcome(job, settings, *o, rep);
+        write_outcome(job, settings, *o, rep, [&previous] {
+            if (previous.valid()) previous.wait();  // (its error is its own: wait() does not throw it)
+        });
     };
     try {
         w.done = std::async(policy, write);
@@ -328,14 +341,14 @@ App::InFlight App::start_write(std::size_t i, const BakeJob& job, BakeOutcome ou
     return w;
 }
 
-// Waits for the outputs of the input in flight, then finishes it as if it had just been baked:
-// its checks, its status, its lines. Throws Interrupted (the report saying so) when its write was
-// stopped.
-void App::retire(Bake& bake, const std::vector<BakeJob>& jobs, std::optional<InFlight>& writing, RunReport& report,
-                 std::string& first_failure) {
-    if (!writing) return;
-    InFlight w = std::move(*writing);
-    writing.reset();
+// Waits for the outputs of the oldest input in flight, then finishes it as if it had just been
+// baked: its checks, its status, its lines; then prints the lines the next one in flight held.
+// Throws Interrupted (the report saying so) when its write was stopped.
+void App::retire_oldest(Bake& bake, const std::vector<BakeJob>& jobs, Writing& writing, RunReport& report,
+                        std::string& first_failure) {
+    if (writing.empty()) return;
+    InFlight w = std::move(writing.front());
+    writing.pop_front();
     const BakeJob& job = jobs[w.index];
     FileReport& rep = report.files[w.index];
     progress_.stage(job.index, job_count_, job.label, "write");  // shown if the wait is long
@@ -352,6 +365,24 @@ void App::retire(Bake& bake, const std::vector<BakeJob>& jobs, std::optional<InF
     rep.timings.total = w.compute_ms + rep.timings.write.value_or(0);
     settle(job, rep, error);
     report_input(rep, first_failure);
+    if (!writing.empty()) {
+        for (const auto& [stream, line] : writing.front().held) progress_.print(stream, line);
+        writing.front().held.clear();
+    }
+}
+
+// Every input in flight, oldest first. After an interruption (the first retire throws), the
+// others are settled too (their reports say so) before Interrupted goes on.
+void App::retire_all(Bake& bake, const std::vector<BakeJob>& jobs, Writing& writing, RunReport& report, std::string& first_failure) {
+    std::optional<Interrupted> stopped;
+    while (!writing.empty()) {
+        try {
+            retire_oldest(bake, jobs, writing, report, first_failure);
+        } catch (const Interrupted& stop) {
+            if (!stopped) stopped = stop;
+        }
+    }
+    if (stopped) throw *stopped;
 }
 
 // An input's lines once it is done (baked or failed), and the batch's first failure.
@@ -490,10 +521,14 @@ int App::run() {
 
 // Bakes every input in turn (the next ones decoding ahead), printing a batch's lines; returns the
 // first failed input's name. Throws Interrupted when a stop was asked for. In a batch, input i's
-// outputs are written on a writer thread while input i+1 bakes here; input i is retired (its
-// lines, its status) once i+1's stages are done, before i+1's outputs are handed over. Lines of
-// i+1 wait until then, and when i fails to write under --fail-fast, i+1 is skipped as it would
-// have been: its outputs never written, its lines dropped.
+// outputs are written on a writer thread while the next inputs bake here: at most two writes in
+// flight (one under --fail-fast); input i is retired (its lines, its status) once the input after
+// the last one in flight has its stages done, before that input's outputs are handed over, oldest
+// first. Lines of later inputs wait until every earlier one is retired. Under --fail-fast, when i
+// fails to write, i+1 is skipped as it would have been: its outputs never written, its lines
+// dropped. Two writes in flight: a batch's chains with --specular are written (~23 ms a map on the
+// H200 machine, fsync included) about as fast as the GPU makes them (~20), and one at a time made
+// the GL thread wait for each (bench/NOTES.md).
 std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& decode, RunReport& report) {
     Bake bake(settings_, *devices_, *this);
     const bool cells_on_gpu = bake.cells_on_gpu(devices_->gpu() != nullptr);
@@ -505,11 +540,14 @@ std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& deco
         bake.set_next_input([&decode, &baking] { return decode.ready(baking + 1); });
     // One input: nothing to overlap, its outputs are written on this thread.
     const std::launch writer = jobs.size() > 1 ? std::launch::async : std::launch::deferred;
-    std::optional<InFlight> writing;
+    // BAKE_WRITES_IN_FLIGHT=1 writes one at a time (benchmarks: the same binary both ways).
+    const char* one_write = std::getenv("BAKE_WRITES_IN_FLIGHT");
+    const std::size_t writes_in_flight = o_.fail_fast || (one_write && std::string(one_write) == "1") ? 1 : 2;
+    Writing writing;
     std::string first_failure;
-    auto stop_point = [&] {  // between inputs: the one in flight first
+    auto stop_point = [&] {  // between inputs: the ones in flight first
         if (!stop_request().load()) return;
-        retire(bake, jobs, writing, report, first_failure);
+        retire_all(bake, jobs, writing, report, first_failure);
         throw_if_stop_requested();
     };
     try {
@@ -522,7 +560,7 @@ std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& deco
             if (o_.skip_unchanged) {
                 FileReport unchanged_rep = rep;
                 if (unchanged(jobs[i], unchanged_rep)) {
-                    retire(bake, jobs, writing, report, first_failure);
+                    retire_all(bake, jobs, writing, report, first_failure);
                     if (!first_failure.empty() && o_.fail_fast) skip_for_fail_fast(rep);
                     else {
                         rep = std::move(unchanged_rep);
@@ -533,7 +571,7 @@ std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& deco
                 }
             }
             FileReport baked = rep;
-            Hold held(*this, writing.has_value());
+            Hold held(*this, !writing.empty());
             decode.launch_from(i, cells_on_gpu);
             baking = i;
             const Stopwatch watch;
@@ -542,7 +580,7 @@ std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& deco
                 outcome = compute_job(bake, jobs[i], [&, i] { return decode.get(i, cells_on_gpu); }, baked);
             } catch (const Interrupted&) {
                 held.pause();
-                retire(bake, jobs, writing, report, first_failure);  // throws if it was stopped too: then i never began
+                retire_all(bake, jobs, writing, report, first_failure);  // throws if it was stopped too: then i never began
                 held.release();
                 rep = std::move(baked);
                 throw;
@@ -550,23 +588,36 @@ std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& deco
             const double compute_ms = watch.ms();
             decode.launch_from(i + 1, cells_on_gpu);  // (no-op when already running)
             held.pause();
-            retire(bake, jobs, writing, report, first_failure);
+            // Room for i's write; a failed input's lines come at once, after every earlier input's.
+            if (outcome) {
+                while (writing.size() >= writes_in_flight) retire_oldest(bake, jobs, writing, report, first_failure);
+            } else {
+                retire_all(bake, jobs, writing, report, first_failure);
+            }
             if (!first_failure.empty() && o_.fail_fast) {  // the input before failed: i is not baked
                 skip_for_fail_fast(rep);
                 continue;
             }
-            held.release();
+            Lines lines_of_i;
+            if (writing.empty()) held.release();  // every earlier input retired: i's lines now
+            else lines_of_i = held.take();       // after the one still in flight
             rep = std::move(baked);
-            if (outcome) writing = start_write(i, jobs[i], std::move(*outcome), compute_ms, rep, writer);
-            else {
+            if (outcome) {
+                std::shared_future<void> previous = writing.empty() ? std::shared_future<void>() : writing.back().done;
+                writing.push_back(start_write(i, jobs[i], std::move(*outcome), compute_ms, rep, writer, std::move(previous)));
+                writing.back().held = std::move(lines_of_i);
+            } else {
                 rep.timings.total = compute_ms;
                 report_input(rep, first_failure);
             }
             stop_point();
         }
-        retire(bake, jobs, writing, report, first_failure);
+        retire_all(bake, jobs, writing, report, first_failure);
     } catch (const Interrupted&) {
-        retire(bake, jobs, writing, report, first_failure);  // (no-op when retired already)
+        try {
+            retire_all(bake, jobs, writing, report, first_failure);  // (no-op when retired already)
+        } catch (const Interrupted&) {
+        }
         throw;
     }
     return first_failure;
