@@ -71,9 +71,9 @@ layout(std430, binding = 4) readonly buffer Constants { double constants[]; };
 // pieces' Δφ must be exact to double rounding, as the column sums of a sun multiply its error.
 // None of them uses the driver's double division or square root, which NVIDIA makes in software
 // with every special case (the pass 19.4 -> ~10 ms at 4k on the H200 without them,
-// bench/results/h200-issue19-walk). The square root starts from the driver's inverse square root, whose value also gives
-// the steps' 1 / (2r): a step's error is the previous one's times that factor's relative error, so
-// two give the root to rounding.
+// bench/results/h200-issue19-walk). The square root starts from the driver's inverse square
+// root, whose value also gives the steps' 1 / (2r): a step's error is the previous one's times
+// that factor's relative error, so two give the root to rounding.
 double sqrt_d(double x) {
     if (!(x > 0.0LF)) return 0.0LF;
     const double rs = inversesqrt(x), half_inv = 0.5LF * rs;
@@ -130,10 +130,9 @@ double atan_series(double u) {
            u2 * (-constants[16] + u2 * (constants[17] - u2 * constants[18])))))));
 }
 
-// atan(t) for 0 <= t <= 1: atan t = atan c + atan((t - c) / (1 + t c)) with c the nearest k/8, so
-// that the second argument is at most 1/16.
-// atan(lo / hi) for 0 <= lo <= hi, hi > 0, the same way with one division: (t - c) / (1 + t c)
-// = (lo - c hi) / (hi + c lo); k from a float quotient (or, out of float's range, comparisons).
+// atan(t) for t = lo / hi, 0 <= lo <= hi, hi > 0: atan t = atan c + atan((t - c) / (1 + t c))
+// with c the nearest k/8, so that the second argument is at most 1/16, taken with one division as
+// (lo - c hi) / (hi + c lo); k from a float quotient (or, out of float's range, comparisons).
 double atan_ratio(double lo, double hi) {
     int k = 0;
     if (hi > 1e-30LF && hi < 1e30LF) {
@@ -246,19 +245,15 @@ void locate(dvec3 d, inout int row, inout int col) {
 
 // locate's cell, found faster from a guess (row_guess, col_guess: the cell the arc's last crossing
 // leads into). Where d lies strictly inside the guessed cell no other cell holds it, so locate,
-// from any start, gives that cell; strictly inside is decided from h with an inverse square root
-// and two Newton steps (error ~1e-16 where the driver's is good to 1e-5) by a margin of 1e-12,
-// and the column's exact sign tests.
+// from any start, gives that cell; strictly inside is decided from h by rsqrt_d (error ~1e-16
+// where the driver's inverse square root is good to 1e-5) by a margin of 1e-12, and by the
+// column's exact sign tests.
 // Elsewhere (a point within 1e-12 of a row boundary, on a boundary, or not in the guessed cell:
 // a crossing nearly tangent to a row boundary, whose point is ill-conditioned, can be taken in
 // the wrong order) locate itself decides, from the previous piece's cell as before.
 void locate_guessed(dvec3 d, int row_guess, int col_guess, inout int row, inout int col) {
     if (u_width >= 3 && row_guess >= 0 && row_guess < u_height) {
-        const double dd = dot3(d, d);
-        double rs = inversesqrt(dd);
-        rs = rs * fma(-0.5LF * dd * rs, rs, 1.5LF);
-        rs = rs * fma(-0.5LF * dd * rs, rs, 1.5LF);
-        const double h = d.y * rs;
+        const double h = d.y * rsqrt_d(dot3(d, d));
         const int k = (col_guess + 1) % u_width;
         if (h < top_at(row_guess) - 1e-12LF && h > top_at(row_guess + 1) + 1e-12LF &&
             cos_phi_at(col_guess) * d.z - sin_phi_at(col_guess) * d.x > 0.0LF && d.x * sin_phi_at(k) - d.z * cos_phi_at(k) > 0.0LF) {
