@@ -248,9 +248,10 @@ void locate(dvec3 d, inout int row, inout int col) {
 // from any start, gives that cell; strictly inside is decided from h by rsqrt_d (error ~1e-16
 // where the driver's inverse square root is good to 1e-5) by a margin of 1e-12, and by the
 // column's exact sign tests.
-// Elsewhere (a point within 1e-12 of a row boundary, on a boundary, or not in the guessed cell:
-// a crossing nearly tangent to a row boundary, whose point is ill-conditioned, can be taken in
-// the wrong order) locate itself decides, from the previous piece's cell as before.
+// Elsewhere (no guess yet, -1: before the arc's first crossing; a point within 1e-12 of a row
+// boundary, on a boundary, or not in the guessed cell: a crossing nearly tangent to a row
+// boundary, whose point is ill-conditioned, can be taken in the wrong order) locate itself
+// decides, from the previous piece's cell as before.
 void locate_guessed(dvec3 d, int row_guess, int col_guess, inout int row, inout int col) {
     if (u_width >= 3 && row_guess >= 0 && row_guess < u_height) {
         const double h = d.y * rsqrt_d(dot3(d, d));
@@ -423,8 +424,7 @@ void monotone_arc(ArcPoint pa, ArcPoint pb, dvec3 m, double sign) {
         if (!known) dphi = 2.0LF * atan2_small(cr, dt);
         const double area = 2.0LF * atan2_small(cr * (ta + tp), dt * (1.0LF + ta * tp));
         if (dphi != prev_dphi) {
-            if (row_guess >= 0 && col_guess >= 0) locate_guessed(prev_p + p, row_guess, col_guess, row, col);
-            else locate(prev_p + p, row, col);
+            locate_guessed(prev_p + p, row_guess, col_guess, row, col);  // locate's until the first crossing
             add_piece(row, col, sign * (dphi - prev_dphi), sign * (area - prev_area));
         }
         // Past meridian j going east the next piece is in column j, going west in j - 1; past row

@@ -1,8 +1,8 @@
 #pragma once
-#include <functional>
 // A bake's outputs, written from what the stages made. A file given with -o / --name is written
 // by the format its extension names (the registry in outputs.cpp: one entry a format); --specular,
 // --preview and --emit by their own writers. All of one input's outputs are written, or none.
+#include <functional>
 #include <string>
 #include <vector>
 

@@ -212,6 +212,7 @@ private:
     void retire_all(Bake& bake, const std::vector<BakeJob>& jobs, Writing& writing, RunReport& report, std::string& first_failure);
     void settle(const BakeJob& job, FileReport& rep, std::exception_ptr error);
     void report_input(const FileReport& rep, std::string& first_failure);
+    void print_held(Lines& lines);
     void skip_for_fail_fast(FileReport& rep);
 
     const Options& o_;
@@ -238,8 +239,7 @@ public:
     void pause() { app_.held_ = nullptr; }  // the input in flight prints its own lines now
     void release() {
         app_.held_ = nullptr;
-        for (const auto& [stream, line] : lines_) app_.progress_.print(stream, line);
-        lines_.clear();
+        app_.print_held(lines_);
     }
     Lines take() {  // to be printed later (InFlight::held)
         app_.held_ = nullptr;
@@ -365,10 +365,13 @@ void App::retire_oldest(Bake& bake, const std::vector<BakeJob>& jobs, Writing& w
     rep.timings.total = w.compute_ms + rep.timings.write.value_or(0);
     settle(job, rep, error);
     report_input(rep, first_failure);
-    if (!writing.empty()) {
-        for (const auto& [stream, line] : writing.front().held) progress_.print(stream, line);
-        writing.front().held.clear();
-    }
+    if (!writing.empty()) print_held(writing.front().held);
+}
+
+// Lines held back (Hold, InFlight::held), printed now and cleared.
+void App::print_held(Lines& lines) {
+    for (const auto& [stream, line] : lines) progress_.print(stream, line);
+    lines.clear();
 }
 
 // Every input in flight, oldest first. After an interruption (the first retire throws), the
