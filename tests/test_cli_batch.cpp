@@ -297,7 +297,9 @@ TEST_CASE("timings: --timings prints every stage that ran, per input", "[cli][ba
     CHECK(r.out.empty());  // no --timings: nothing on stdout for a single input
 }
 
-TEST_CASE("batch: the next input's texels go to the GPU while it makes a chain, and change no byte", "[cli][batch][gpu][specular]") {
+TEST_CASE("batch: the next input's texels (staged on a worker) and specular source go to the GPU while it makes a chain, "
+          "and change no byte",
+          "[cli][batch][gpu][specular]") {
     const std::string dir = scratch("batch_upload_ahead");
     const std::string corrupt = make_corrupt(dir);
     // RGBE, half and float-free inputs of three sizes, the corrupt one after a chain (its decode
@@ -315,13 +317,22 @@ TEST_CASE("batch: the next input's texels go to the GPU while it makes a chain, 
         return;
     }
     const CliResult plain = bake("plain", "BAKE_UPLOAD_AHEAD=0");
-    // A failed upload ahead is nobody's error: the next input sends its texels itself.
+    // A failed upload ahead is nobody's error: the next input sends its texels itself; so for a
+    // failed source pass queued ahead, and the texels alone ahead change nothing either.
     const CliResult failed = bake("failed", "BAKE_TEST_FAULT=upload-ahead");
-    INFO(ahead.err << "\n" << plain.err << "\n" << failed.err);
+    const CliResult failed_source = bake("failed_source", "BAKE_TEST_FAULT=source-ahead BAKE_TRACE=1");
+    const CliResult texels_only = bake("texels_only", "BAKE_SOURCE_AHEAD=0");
+    const CliResult unstaged = bake("unstaged", "BAKE_STAGE_AHEAD=0");
+    INFO(ahead.err << "\n" << plain.err << "\n" << failed.err << "\n" << failed_source.err);
     CHECK(ahead.exit_code == kExitInput);
     CHECK(plain.exit_code == kExitInput);
     CHECK(failed.exit_code == kExitInput);
+    CHECK(failed_source.exit_code == kExitInput);
+    CHECK(texels_only.exit_code == kExitInput);
+    CHECK(unstaged.exit_code == kExitInput);
     CHECK(failed.err == plain.err);
+    CHECK(texels_only.err == plain.err);
+    CHECK(unstaged.err == plain.err);
     std::string errors;  // the lines that are not the trace's
     for (const std::string& line : lines_of(ahead.err))
         if (line.rfind("trace ", 0) != 0) errors += line + "\n";
@@ -329,14 +340,26 @@ TEST_CASE("batch: the next input's texels go to the GPU while it makes a chain, 
     // Sent ahead where the next input had decoded by then (four decoders for inputs that decode
     // in milliseconds, chains that take the GPU longer): the feature is on, and not by accident.
     CHECK(count_of(ahead.err, "next input sent ahead") >= 1);
+    CHECK(count_of(ahead.err, "next input staged") >= 1);  // copied toward the GPU on a worker before that
+    // Each source queued ahead was the next input's, and its own stage took it (not made twice).
+    const int sources_ahead = count_of(ahead.err, "next specular source queued");
+    CHECK(sources_ahead >= 1);
+    CHECK(count_of(ahead.err, "specular source: queued ahead") == sources_ahead);
+    CHECK(count_of(failed_source.err, "next input sent ahead") >= 1);
+    CHECK(count_of(failed_source.err, "specular source: queued ahead") == 0);
+    std::string failed_source_errors;
+    for (const std::string& line : lines_of(failed_source.err))
+        if (line.rfind("trace ", 0) != 0) failed_source_errors += line + "\n";
+    CHECK(failed_source_errors == plain.err);
     const std::vector<std::string> names = names_in(dir + "/plain");
     CHECK(names.size() == 8);
-    CHECK(names_in(dir + "/ahead") == names);
-    CHECK(names_in(dir + "/failed") == names);
-    for (const std::string& name : names) {
-        INFO(name);
-        CHECK(slurp(dir + "/ahead/" + name) == slurp(dir + "/plain/" + name));
-        CHECK(slurp(dir + "/failed/" + name) == slurp(dir + "/plain/" + name));
+    for (const char* run : {"ahead", "failed", "failed_source", "texels_only", "unstaged"}) {
+        INFO(run);
+        CHECK(names_in(dir + "/" + run) == names);
+        for (const std::string& name : names) {
+            INFO(name);
+            CHECK(slurp(dir + "/" + run + "/" + name) == slurp(dir + "/plain/" + name));
+        }
     }
 }
 

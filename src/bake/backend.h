@@ -77,12 +77,25 @@ public:
 
     // Work for the calling thread while this backend waits for its device, called at most once,
     // in the operations that follow until it is replaced (nullptr: none). The pipeline sets it
-    // around a batch input's specular chain to send the next input's texels meanwhile.
+    // around a batch input's specular chain to send the next input meanwhile (send_ahead).
     virtual void set_while_waiting(std::function<void()> work) { (void)work; }
-    // env's texels sent to the device behind its work in flight, so that env's own operations
-    // need not send them (nothing where the backend keeps no texels). Never throws: a failure
-    // leaves them to env's own upload.
-    virtual void upload_ahead(const Environment& env) { (void)env; }
+    // A batch's next input (next.env) sent to the device behind its work in flight, so that its
+    // own operations need not send its texels; with next.specular and next.split, its specular
+    // source is made there too, right behind the chain being made (the prepare_specular of the same
+    // input, size and cap then takes it). Nothing where the backend keeps no texels. Never throws:
+    // a failure leaves them to that input's own operations.
+    struct NextInput {
+        const Environment* env = nullptr;
+        const BrightSplit* split = nullptr;          // its bright split, made where it decoded
+        const SpecularSettings* specular = nullptr;  // the chain it will bake (nullptr: none, or not ahead)
+    };
+    virtual void send_ahead(const NextInput& next) { (void)next; }
+    // Before send_ahead, while this input's first stages run: the next input's texels copied
+    // toward the device on a worker thread where the backend stages them in host memory, so that
+    // send_ahead only queues their copies; unstage() waits for that copy and forgets it (before
+    // env's texels go). Never throws.
+    virtual void stage_ahead(const Environment& env) { (void)env; }
+    virtual void unstage() {}
 };
 
 }  // namespace bake

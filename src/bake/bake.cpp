@@ -70,6 +70,16 @@ private:
 };
 }  // namespace
 
+Bake::~Bake() {
+    if (GpuBackend* gpu = devices_.gpu()) gpu->unstage();
+}
+
+// Whether a batch input's chain sends the next input to the device (Backend::send_ahead): not when
+// something after the chain still reads this input's texels or source there (--compare, --gltf).
+bool Bake::sends_ahead(const BakeJob& job) const {
+    return next_input_ && !job.specular.empty() && !s_.compare && job.gltf.empty();
+}
+
 bool Bake::cells_on_gpu(bool gpu_there) const {
     return gpu_there && devices_.mode() != DeviceMode::Cpu && !s_.exact_map;
 }
@@ -104,6 +114,10 @@ BakeOutcome Bake::compute(const BakeJob& job, const std::function<LoadedInput()>
         rep.warnings.push_back(w);
         log_.warning(w);
     }
+    // The next input's texels copied toward the device while this one's first stages run (its
+    // send_ahead, in the specular stage, then only queues their copies).
+    if (sends_ahead(job))
+        if (const LoadedInput* next = next_input_()) devices_.backend_for(Operation::Specular).stage_ahead(next->env);
     project(st);
     // The specular stage runs beside the analysis' CPU half (the exact irradiance at the report's
     // directions: 4-8 ms on the H200 machine) unless --compare reads the analysis first: the
@@ -256,11 +270,12 @@ void Bake::specular(State& st) {
     log_.stage("specular");
     // The bright split was made where the input decoded; --compare reads the source in memory.
     const BrightSplit* split = st.loaded.bright ? &*st.loaded.bright : nullptr;
-    const bool send_ahead = next_input_ && !s_.compare && st.job.gltf.empty();
+    const bool send_ahead = sends_ahead(st.job);
     if (!st.job.specular.empty())
         st.specular = devices_.run(Operation::Specular, st.job.label, [&](Backend& b) {
             const WhileWaiting ahead(b, send_ahead ? std::function<void()>([this, &b] {
-                if (const Environment* next = next_input_()) b.upload_ahead(*next);
+                if (const LoadedInput* next = next_input_())
+                    b.send_ahead({&next->env, next->bright ? &*next->bright : nullptr, &s_.specular});
             })
                                                    : nullptr);
             return bake_specular(st.loaded.env, s_.specular, b, s_.threads, nullptr, split, s_.compare);

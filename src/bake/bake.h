@@ -60,6 +60,9 @@ void release_written(BakeOutcome& outcome);
 class Bake {
 public:
     Bake(const BakeSettings& settings, Devices& devices, BakeLog& log) : s_(settings), devices_(devices), log_(log) {}
+    ~Bake();  // the next input's texels no longer staged (Backend::unstage): they may go after this
+    Bake(const Bake&) = delete;
+    Bake& operator=(const Bake&) = delete;
 
     // Whether the report's cells of this input are left to the GPU, which sums them from the
     // texels it uploads (decided when its decode is launched: load_input's cells_on_gpu).
@@ -75,10 +78,10 @@ public:
     void conclude(const BakeJob& job, const BakeOutcome& outcome, FileReport& rep);
 
     // In a batch: the next input once decoded (nullptr while it decodes, or when there is none),
-    // looked at without waiting. Its texels then go to the device while it makes this input's
-    // specular chain (Backend::upload_ahead), unless something after the chain still reads this
-    // input's texels there (--compare, --gltf).
-    void set_next_input(std::function<const Environment*()> next) { next_input_ = std::move(next); }
+    // looked at without waiting. Its texels, and its specular source, then go to the device while
+    // it makes this input's specular chain (Backend::send_ahead), unless something after the chain
+    // still reads this input's texels or source there (--compare, --gltf).
+    void set_next_input(std::function<const LoadedInput*()> next) { next_input_ = std::move(next); }
 
 private:
     struct State;  // what the stages of one input make (bake.cpp)
@@ -89,11 +92,12 @@ private:
     void irradiance_map(State& st);
     void specular(State& st);
     AnalysisCells analysis_cells(const Environment& env, const std::string& label);
+    bool sends_ahead(const BakeJob& job) const;
 
     const BakeSettings& s_;
     Devices& devices_;
     BakeLog& log_;
-    std::function<const Environment*()> next_input_;
+    std::function<const LoadedInput*()> next_input_;
 };
 
 }  // namespace bake

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "gl_objects.h"
 #include "gpu_exact_irradiance.h"
 #include "gpu_irradiance_cells.h"
 #include "gpu_projector.h"
@@ -115,7 +116,7 @@ SpecularInput GpuBackend::prepare_specular(const Environment& env, int source_si
 }
 
 void GpuBackend::describe_specular_source(SpecularInput& input) {
-    if (!input.resident_on.empty()) input.average_by = "gpu: " + specular_source_->last_detail();
+    if (!input.resident_on.empty()) input.average_by = "gpu: " + source_detail_;
 }
 
 void GpuBackend::plan_specular(const SpecularSettings& settings, int threads) {
@@ -125,6 +126,7 @@ void GpuBackend::plan_specular(const SpecularSettings& settings, int threads) {
 std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
                                                     double& ms) {
     std::vector<CubeMap> chain;
+    source_detail_ = specular_source_->last_detail();
     if (input.resident_on.empty()) {
         chain = specular_->prefilter(input, settings, threads_);
     } else {
@@ -135,13 +137,22 @@ std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, 
         // waits; level 0 (and the source's status) is then read while the GPU makes the levels.
         specular_source_->queue_level_read(settings.base_size);
         auto level_zero = [&] {
-            if (while_waiting_) {  // the GPU has the source and the levels to do: ~28 ms at 4k on the H200
-                const std::function<void()> work = std::move(while_waiting_);
-                while_waiting_ = nullptr;
-                work();
+            source_ahead_ = {};
+            CubeMap zero;
+            try {
+                if (while_waiting_) {  // the GPU has the source and the levels to do: ~20 ms at 4k on the H200
+                    const std::function<void()> work = std::move(while_waiting_);
+                    while_waiting_ = nullptr;
+                    work();  // send_ahead: the next input's texels now, its source below
+                }
+                zero = specular_source_->take_queued_level(settings.base_size);
+            } catch (...) {
+                source_ahead_ = {};  // points into the next input
+                throw;
             }
-            CubeMap zero = specular_source_->take_queued_level(settings.base_size);
             trace_event("specular source checked, level 0 read");
+            source_detail_ = specular_source_->last_detail();  // before the next input's source replaces it
+            queue_source_ahead();
             return zero;
         };
         chain = specular_->prefilter(specular_source_->resident_texture(), specular_source_->resident_size(), level_zero,
@@ -152,10 +163,58 @@ std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, 
     return chain;
 }
 
-void GpuBackend::upload_ahead(const Environment& env) {
+void GpuBackend::send_ahead(const NextInput& next) {
+    source_ahead_ = {};
+    if (!next.env) return;
+    const Environment& env = *next.env;
     specular_source_->forget_upload();  // its texels are about to be replaced
     projector_->upload_ahead(env);
     trace_event("next input sent ahead");
+    // BAKE_SOURCE_AHEAD=0 leaves the next source to its own stage (benchmarks: the same binary both ways).
+    const char* off = std::getenv("BAKE_SOURCE_AHEAD");
+    if (!next.specular || !next.split || !projector_->holds(env) || (off && std::string(off) == "0")) return;
+    const int size = next.specular->source_size > 0 ? next.specular->source_size
+                                                    : default_specular_source_size(env, next.specular->base_size);
+    try {
+        if (size < 2 || !specular_source_->supports(env, size)) return;
+        SpecularInput bright;  // what the parts read of the input prepare_specular will make
+        bright.bright = next.split->texels;
+        bright.bright_equirect = !env.is_cube();
+        bright.bright_width = env.width();
+        bright.bright_height = env.height();
+        specular_->plan_parts(bright, *next.specular, threads_);
+    } catch (const std::exception&) {  // out of memory: the input's own stage makes them
+        return;
+    }
+    source_ahead_ = {&env, size, next.split->cap};
+}
+
+void GpuBackend::stage_ahead(const Environment& env) {
+    // BAKE_STAGE_AHEAD=0 leaves the copy to send_ahead (benchmarks: the same binary both ways).
+    const char* off = std::getenv("BAKE_STAGE_AHEAD");
+    if (off && std::string(off) == "0") return;
+    try {
+        projector_->stage_ahead(env);
+        trace_event("next input staged");
+    } catch (const std::exception&) {  // a GL failure: send_ahead copies them itself
+        clear_stale_errors();
+    }
+}
+
+void GpuBackend::unstage() { projector_->unstage(); }
+
+// send_ahead's source behind the chain being made, once its status and level 0 are read. Never
+// throws: a failure leaves the source to the input's own stage.
+void GpuBackend::queue_source_ahead() {
+    const SourceAhead ahead = std::exchange(source_ahead_, SourceAhead{});
+    if (!ahead.env) return;
+    try {
+        specular_source_->dispatch_ahead(*ahead.env, ahead.size, ahead.cap, threads_);
+        check_gl("queuing the next input's specular source");
+        trace_event("next specular source queued");
+    } catch (const std::exception&) {
+        clear_stale_errors();
+    }
 }
 
 GpuBackend::ProgramStats GpuBackend::program_stats() const {

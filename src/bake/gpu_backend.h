@@ -2,6 +2,7 @@
 // The GPU path: one OpenGL 4.3 context and its compute programs for the whole run. Every
 // operation throws GpuError when the GPU cannot do it (Devices decides what follows).
 #include <memory>
+#include <string>
 
 #include "backend.h"
 #include "gl_context.h"
@@ -42,7 +43,12 @@ public:
     void describe_specular_source(SpecularInput& input) override;
     // Called in prefilter_specular of a source kept on the GPU, once its levels are queued.
     void set_while_waiting(std::function<void()> work) override { while_waiting_ = std::move(work); }
-    void upload_ahead(const Environment& env) override;
+    // The texels at once (behind the work in flight); the specular source and its bright parts
+    // once the chain being made has its source checked (prefilter_specular), so that the GPU makes
+    // the next source while this thread reads the chain back.
+    void send_ahead(const NextInput& next) override;
+    void stage_ahead(const Environment& env) override;
+    void unstage() override;
 
     struct ProgramStats {
         std::size_t compiled = 0, cached = 0;
@@ -59,6 +65,14 @@ private:
     std::unique_ptr<GpuSpecularPrefilter> specular_;
     std::unique_ptr<GpuSpecularSource> specular_source_;
     std::function<void()> while_waiting_;
+    // send_ahead's specular source, queued by prefilter_specular (env null: none).
+    struct SourceAhead {
+        const Environment* env = nullptr;
+        int size = 0;
+        LuminanceCap cap;
+    } source_ahead_;
+    std::string source_detail_;  // the last chain's source, for describe_specular_source
+    void queue_source_ahead();
 };
 
 }  // namespace bake

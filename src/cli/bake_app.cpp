@@ -425,9 +425,9 @@ public:
         }
         return pending_[i].valid() ? pending_[i].get() : load_input(jobs_[i], settings_, cells_on_gpu);
     }
-    // Input i's texels when its decode has finished (looked at, not taken: get(i) returns it);
-    // nullptr while it decodes, when it was never launched, or when it failed (get(i) says so).
-    const Environment* ready(std::size_t i) {
+    // Input i when its decode has finished (looked at, not taken: get(i) returns it); nullptr
+    // while it decodes, when it was never launched, or when it failed (get(i) says so).
+    const LoadedInput* ready(std::size_t i) {
         if (i >= jobs_.size()) return nullptr;
         if (!done_[i] && !failed_[i] && pending_[i].valid() &&
             pending_[i].wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
@@ -437,7 +437,7 @@ public:
                 failed_[i] = std::current_exception();
             }
         }
-        return done_[i] ? &done_[i]->env : nullptr;
+        return done_[i] ? &*done_[i] : nullptr;
     }
 
 private:

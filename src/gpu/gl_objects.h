@@ -17,6 +17,9 @@ namespace bake {
 // GL 4.4 / ARB_buffer_storage, loaded by hand (the generated loader is GL 4.3 core): null when absent.
 using BufferStorageFn = void(GLAD_API_PTR*)(GLenum target, GLsizeiptr size, const void* data, GLbitfield flags);
 BufferStorageFn& buffer_storage_function();
+#ifndef GL_CLIENT_STORAGE_BIT
+#define GL_CLIENT_STORAGE_BIT 0x0200
+#endif
 
 std::string gl_error_name(GLenum error);
 // Throws GpuError naming `stage` if GL recorded an error since the last check.

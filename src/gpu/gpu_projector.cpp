@@ -279,6 +279,17 @@ void GpuProjector::upload(const Environment& env) {
     m.uploaded_identity = env.identity;
 }
 
+bool GpuProjector::holds(const Environment& env) const {
+    return env.identity != 0 && env.identity == impl_->uploaded_identity;
+}
+
+void GpuProjector::stage_ahead(const Environment& env) {
+    if (holds(env)) return;
+    impl_->source.stage(env, impl_->tuning);
+}
+
+void GpuProjector::unstage() { impl_->source.unstage(); }
+
 void GpuProjector::upload_ahead(const Environment& env) {
     Impl& m = *impl_;
     if (env.identity == 0 || env.identity == m.uploaded_identity) return;

@@ -57,6 +57,11 @@ public:
     // while the GPU makes this one's specular chain): the later upload(env) then sends nothing,
     // and reports this one's time. Any GL failure here forgets it (that upload sends again).
     void upload_ahead(const Environment& env);
+    // Whether env's texels are the ones resident (upload(env) would send nothing).
+    bool holds(const Environment& env) const;
+    // GpuSourceTexels::stage for the upload_ahead(env) to come (a batch's next input), and unstage.
+    void stage_ahead(const Environment& env);
+    void unstage();
     CubeMap render_irradiance_cube(const ShCoefficients& irradiance, int size);
     Image render_irradiance_equirect(const ShCoefficients& irradiance, int width, int height);
 

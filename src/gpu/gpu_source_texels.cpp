@@ -96,6 +96,7 @@ GpuSourceTexels::GpuSourceTexels(const GlContext& context, const GpuLimits& limi
 }
 
 GpuSourceTexels::~GpuSourceTexels() {
+    unstage();  // its worker writes into the mapped buffers
     for (GLsync& f : staging_fence_)
         if (f) glDeleteSync(f);
     for (int i = 0; i < kStagingSlots; ++i)
@@ -176,9 +177,22 @@ void GpuSourceTexels::write(GlBuffer& buffer, std::size_t offset, const void* sr
         const std::size_t n = std::min(staging_bytes_, bytes - done);
         const int slot = staging_next_ % staging_slots_;
         staging_next_ = (slot + 1) % staging_slots_;
+        // What stage() copied: this chunk of the same input, in the slot it went to.
+        bool staged = false;
+        if (staged_.base) {
+            const char* p = src ? static_cast<const char*>(src) + done : nullptr;
+            const std::size_t at = p && p >= staged_.base ? static_cast<std::size_t>(p - staged_.base) : staged_.bytes;
+            staged = use_staged_ && at < staged_.bytes && at % staging_bytes_ == 0 &&
+                     n == std::min(staging_bytes_, staged_.bytes - at) &&
+                     slot == (staged_.first_slot + static_cast<int>(at / staging_bytes_)) % staging_slots_;
+            if (staged && staged_.copying.valid()) staged_.copying.get();
+            if (!staged) unstage();
+        }
         wait_and_delete(staging_fence_[slot], "an upload copy");  // the copy out of this staging buffer must have finished
-        if (src) parallel_copy(staging_map_[slot], static_cast<const char*>(src) + done, n, tuning.upload_threads);
-        else std::memset(staging_map_[slot], 0, n);
+        if (!staged && src)
+            parallel_copy(staging_map_[slot], static_cast<const char*>(src) + done, n, copy_threads_ > 0 ? copy_threads_ : tuning.upload_threads);
+        else if (!staged)
+            std::memset(staging_map_[slot], 0, n);
         glBindBuffer(GL_COPY_READ_BUFFER, staging_[slot]->id);
         glBindBuffer(GL_COPY_WRITE_BUFFER, buffer.id);
         glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, static_cast<GLintptr>(offset + done),
@@ -188,12 +202,44 @@ void GpuSourceTexels::write(GlBuffer& buffer, std::size_t offset, const void* sr
     }
 }
 
+void GpuSourceTexels::stage(const Environment& env, const GpuTuning& tuning) {
+    unstage();
+    if (upload_mode(tuning) != GpuTuning::Upload::Staging || env.is_cube() || env.identity == 0) return;
+    const std::size_t bytes = env.is_packed() ? env.packed.bytes.size() : env.equirect.rgb.size() * sizeof(float);
+    if (bytes == 0) return;
+    upload_total_ = bytes;  // as upload(env, tuning, false) will size them
+    wanted_slots_ = kStagingSlots;
+    ensure_staging(tuning);
+    for (GLsync& fence : staging_fence_) wait_and_delete(fence, "an upload copy");
+    staged_.identity = env.identity;
+    staged_.base = env.is_packed() ? reinterpret_cast<const char*>(env.packed.bytes.data())
+                                   : reinterpret_cast<const char*>(env.equirect.rgb.data());
+    staged_.bytes = std::min(bytes, static_cast<std::size_t>(staging_slots_) * staging_bytes_);
+    staged_.first_slot = staging_next_ % staging_slots_;
+    void* const* maps = staging_map_;
+    const int slots = staging_slots_, first = staged_.first_slot;
+    const std::size_t chunk = staging_bytes_;
+    const char* base = staged_.base;
+    const std::size_t total = staged_.bytes;
+    // One thread: the batch's other work has the cores (upload()'s copy_threads_).
+    staged_.copying = std::async(std::launch::async, [maps, slots, first, chunk, base, total] {
+        for (std::size_t at = 0, k = 0; at < total; at += chunk, ++k)
+            std::memcpy(maps[(first + static_cast<int>(k)) % slots], base + at, std::min(chunk, total - at));
+    });
+}
+
+void GpuSourceTexels::unstage() {
+    if (staged_.copying.valid()) staged_.copying.wait();
+    staged_ = Staged{};
+}
+
 void GpuSourceTexels::ensure_staging(const GpuTuning&) {
     // Staging buffers sized to this upload (1 to 8 MiB): pinning host memory costs time, so a
     // small input does not pay for 2 x 8 MiB. Grown (re-created) when a larger upload comes.
     const std::size_t mib = std::size_t{1} << 20;
     const std::size_t wanted = std::min(kStagingBytes, std::max(mib, ceil_div(upload_total_, mib) * mib));
     if (staging_[0] && staging_bytes_ < wanted) {
+        unstage();
         for (int i = 0; i < kStagingSlots; ++i) {
             if (!staging_[i]) continue;
             wait_and_delete(staging_fence_[i], "an upload copy");  // no copy may still read the buffer we unmap
@@ -248,6 +294,12 @@ void GpuSourceTexels::upload(const Environment& env, const GpuTuning& tuning, bo
     // Queued behind other work, the copies wait for it: enough staging buffers that the CPU's
     // part (the memcpy into them) need not wait for a copy out of one (a 4096 x 2048 .hdr: 32 MiB).
     wanted_slots_ = finish ? 2 : kStagingSlots;
+    // Behind other work (a batch's next input) the copy into them runs on this thread alone: the
+    // machine's cores are then decoding, writing and summing, and the batch of 20 4k maps with
+    // --specular took 0.734 s with one thread, 0.745 with 2, 0.772 with 4 and 0.805 with 8 (H200
+    // machine, 16 cores, one lease, alternating; bench/NOTES.md).
+    copy_threads_ = finish ? 0 : 1;
+    use_staged_ = staged_.base && staged_.identity == env.identity;
     clear_stale_errors();
     // Wall-clock up to glFinish: drivers may copy asynchronously (DMA), which GPU timestamps
     // around glBufferSubData do not bracket, and the first dispatch would absorb the copy.
@@ -255,6 +307,8 @@ void GpuSourceTexels::upload(const Environment& env, const GpuTuning& tuning, bo
     if (r.symmetric) upload_symmetric_cube(env, tuning);
     else upload_per_texel(env, tuning);
     spare_texels_.clear();  // prepared for another input than this one
+    if (use_staged_) unstage();  // taken
+    use_staged_ = false;
     if (finish) glFinish();
     upload_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     check_gl("uploading texels");

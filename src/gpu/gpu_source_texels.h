@@ -8,6 +8,8 @@
 // persistently mapped staging buffers (two, four once an upload was queued behind other work)
 // copied on the GPU (parallel memcpy into them); the last two need GL 4.4 or ARB_buffer_storage.
 #include <cstddef>
+#include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -63,6 +65,14 @@ public:
     // `finish` false only queued (behind the GPU's work in flight: up to 4 staging buffers, so that
     // the CPU fills them meanwhile; upload_ms() then times the CPU's part).
     void upload(const Environment& env, const GpuTuning& tuning, bool finish = true);
+    // Starts copying env's texels into the staging buffers on a worker thread (as many as fit them,
+    // from the first), for the upload(env, tuning, false) that follows: its copies then need no copy
+    // on the calling thread. A batch's next input, while the GPU works on this one: waits for the
+    // staging buffers' last copies first (long done there). Staging mode and lat-long inputs only;
+    // nothing otherwise. Anything else that uses the staging buffers first waits for the worker and
+    // drops what it staged, as unstage() does (call it before env's texels go).
+    void stage(const Environment& env, const GpuTuning& tuning);
+    void unstage();
     const Resident& resident() const { return resident_; }
     double upload_ms() const { return upload_ms_; }
     // A lat-long input's row (sin t, cos t, Omega, 0) and column (cos p, sin p) tables.
@@ -103,10 +113,21 @@ private:
     GLsync staging_fence_[kStagingSlots] = {};
     int staging_slots_ = 0;  // staging buffers made (used in turn)
     int wanted_slots_ = 2;   // for the upload in progress
+    unsigned copy_threads_ = 0;  // the same: threads of the copy into staging (0: the tuning's)
     int staging_next_ = 0;
     std::size_t staging_bytes_ = 0;  // size of each staging buffer
     std::size_t upload_total_ = 0;   // bytes of the upload in progress
     std::size_t max_tile_texels_ = 0;
+    // stage(): the texels of input `identity` from `base`, `bytes` of them in staging buffers
+    // first_slot, first_slot + 1, ... (whole buffers but the last), copied by `copying`.
+    struct Staged {
+        std::uint64_t identity = 0;
+        const char* base = nullptr;
+        std::size_t bytes = 0;
+        int first_slot = 0;
+        std::future<void> copying;
+    } staged_;
+    bool use_staged_ = false;  // the upload in progress is of the staged input
 };
 
 }  // namespace bake

@@ -1,8 +1,10 @@
 #include "gpu_specular.h"
 
+#include <cstring>
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -28,6 +30,7 @@ struct GpuSpecularPrefilter::Impl {
     ComputePrograms& programs;
     GLuint texture = 0;
     GlBuffer output, bright;
+    GlBuffer readback;  // client storage: the levels copied for the CPU (ARB_buffer_storage)
     // The levels' sample sets (index: level; 0 unused) for plan_key: made by plan() on other
     // threads, uploaded once into samples[level] (uploaded_key).
     struct SampleSet {
@@ -59,6 +62,31 @@ struct GpuSpecularPrefilter::Impl {
             }
         });
         return sets;
+    }
+    // Each level's bright parts (index: level; 0 unused) of input's bright texels.
+    static std::vector<std::vector<float>> make_parts(const SpecularInput& input, int levels, int threads) {
+        std::vector<std::vector<float>> parts(static_cast<std::size_t>(std::max(levels, 1)));
+        parallel_for(levels - 1, resolve_threads(threads, levels - 1), [&](int k) {
+            parts[static_cast<std::size_t>(k + 1)] = specular_bright_parts(input, specular_level_roughness(k + 1, levels));
+        });
+        return parts;
+    }
+    // plan_parts: the bright texels and grid (of an input) and the level count its parts are made for.
+    SpecularInput parts_for;
+    int parts_levels = 0;
+    std::future<std::vector<std::vector<float>>> planned_parts;
+    // The planned parts when they are `input`'s for `levels` (their texels compared), else none.
+    std::optional<std::vector<std::vector<float>>> take_parts(const SpecularInput& input, int levels) {
+        if (!planned_parts.valid()) return std::nullopt;
+        std::vector<std::vector<float>> parts = planned_parts.get();  // a throw is the caller's: out of memory
+        const auto same = [](const BrightTexel& a, const BrightTexel& b) {
+            return a.face == b.face && a.row == b.row && a.col == b.col && std::equal(a.excess, a.excess + 3, b.excess);
+        };
+        if (levels != parts_levels || input.bright_equirect != parts_for.bright_equirect || input.bright_width != parts_for.bright_width ||
+            input.bright_height != parts_for.bright_height ||
+            !std::equal(input.bright.begin(), input.bright.end(), parts_for.bright.begin(), parts_for.bright.end(), same))
+            return std::nullopt;
+        return parts;
     }
     StageTimer timer, upload_timer;
     double last_ms = 0, last_upload_ms = 0;
@@ -106,6 +134,18 @@ void GpuSpecularPrefilter::plan(const SpecularSettings& settings, int source_siz
                 }).share();
 }
 
+void GpuSpecularPrefilter::plan_parts(const SpecularInput& input, const SpecularSettings& settings, int threads) {
+    Impl& m = *impl_;
+    if (m.planned_parts.valid()) m.planned_parts.wait();  // never two in flight over parts_for
+    m.parts_for = SpecularInput();
+    m.parts_for.bright = input.bright;
+    m.parts_for.bright_equirect = input.bright_equirect;
+    m.parts_for.bright_width = input.bright_width;
+    m.parts_for.bright_height = input.bright_height;
+    m.parts_levels = settings.levels();
+    m.planned_parts = std::async(std::launch::async, [&m, threads] { return Impl::make_parts(m.parts_for, m.parts_levels, threads); });
+}
+
 std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const SpecularInput& input, const SpecularSettings& settings, int threads) {
     Impl& m = *impl_;
     m.upload(input.capped_mips);
@@ -143,7 +183,11 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
         first[static_cast<std::size_t>(level)] = total;
         total += 6 * static_cast<std::size_t>(n) * n;
     }
-    m.output.allocate(4 * std::max<std::size_t>(total, 1) * sizeof(float), nullptr, GL_STREAM_READ);
+    // The levels' copy for the CPU (below): from device memory into client storage, a copy the
+    // GPU makes in order. Where the output itself is the CPU's (GL_STREAM_READ: host memory on
+    // NVIDIA), the driver made that copy on the CPU, waiting for the levels (~10 ms a batch input).
+    const bool copy_back = total > 0 && buffer_storage_function();
+    m.output.allocate(4 * std::max<std::size_t>(total, 1) * sizeof(float), nullptr, copy_back ? GL_DYNAMIC_COPY : GL_STREAM_READ);
     m.output.bind(1);
     // The sample sets (plan(): made while the source was, or by an earlier input), uploaded once
     // for them; each level's bright parts (this input's) on the CPU's threads at once.
@@ -166,10 +210,8 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
         }
         m.uploaded_key = m.plan_key;
     }
-    std::vector<std::vector<float>> parts(static_cast<std::size_t>(std::max(levels, 1)));
-    parallel_for(levels - 1, resolve_threads(threads, levels - 1), [&](int k) {
-        parts[static_cast<std::size_t>(k + 1)] = specular_bright_parts(input, specular_level_roughness(k + 1, levels));
-    });
+    std::optional<std::vector<std::vector<float>>> ahead = m.take_parts(input, levels);
+    const std::vector<std::vector<float>> parts = ahead ? std::move(*ahead) : Impl::make_parts(input, levels, threads);
     for (int level = 1; level < levels; ++level) {
         const int n = settings.base_size >> level;
         const double roughness = specular_level_roughness(level, levels);
@@ -195,10 +237,46 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
         stage_progress::advance();
     }
     trace_event("specular levels queued");
+    // The levels' copy into host-visible memory queued right behind them, with a fence: level_zero
+    // may queue more work (a batch's next source), and a plain read issued after that would wait
+    // for it too. Without ARB_buffer_storage, glGetBufferSubData after level_zero.
+    const std::size_t result_bytes = 4 * total * sizeof(float);
+    GLsync levels_fence = nullptr;
+    if (copy_back) {
+        if (!m.readback.immutable || m.readback.size < result_bytes) {
+            m.readback.reset();
+            m.readback.allocate_storage(result_bytes, GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
+        }
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        glBindBuffer(GL_COPY_READ_BUFFER, m.output.id);
+        glBindBuffer(GL_COPY_WRITE_BUFFER, m.readback.id);
+        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, static_cast<GLsizeiptr>(result_bytes));
+        check_gl("queuing the specular levels' read back");
+        levels_fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    }
+    struct FenceGuard {  // deleted on every way out (level_zero may throw)
+        GLsync& fence;
+        ~FenceGuard() {
+            if (fence) glDeleteSync(fence);
+        }
+    } guard{levels_fence};
     // Level 0 once the levels are queued: its read waits for the GPU, which has them to do meanwhile.
     chain.push_back(level_zero());
     std::vector<float> result(4 * total);
-    if (total > 0) m.output.read(result.data(), result.size() * sizeof(float), "reading the specular levels back");
+    if (levels_fence) {
+        wait_and_delete(levels_fence, "the specular levels");
+        glBindBuffer(GL_COPY_WRITE_BUFFER, m.readback.id);
+        const void* mapped = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(result_bytes), GL_MAP_READ_BIT);
+        if (!mapped) {
+            check_gl("mapping the specular levels");
+            throw GpuError("mapping the specular levels failed");
+        }
+        std::memcpy(result.data(), mapped, result_bytes);
+        glUnmapBuffer(GL_COPY_WRITE_BUFFER);
+        check_gl("reading the specular levels back");
+    } else if (total > 0) {
+        m.output.read(result.data(), result_bytes, "reading the specular levels back");
+    }
     for (int level = 1; level < levels; ++level) {
         const int n = settings.base_size >> level;
         const float* src = result.data() + 4 * first[static_cast<std::size_t>(level)];

@@ -17,10 +17,6 @@
 #include "parallel.h"
 #include "trace.h"
 
-// GL 4.4 / ARB_buffer_storage (glad is generated for 4.3).
-#ifndef GL_CLIENT_STORAGE_BIT
-#define GL_CLIENT_STORAGE_BIT 0x0200
-#endif
 
 namespace bake {
 
@@ -102,6 +98,19 @@ struct GpuSpecularSource::Impl {
         if (buffer.immutable && buffer.size >= bytes) return;
         buffer.reset();
         buffer.allocate_storage(bytes, GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
+    }
+    // dispatch_ahead's passes, for the dispatch_resident of the same input (Environment::identity),
+    // face size and cap threshold while `generation` is still theirs; generation 0: none.
+    struct Ahead {
+        std::uint64_t identity = 0, generation = 0;
+        int size = 0;
+        double threshold = 0;
+    } ahead;
+    bool queuing_ahead = false;  // dispatch_ahead is running: upload() waits for nothing
+    bool ahead_matches(const Environment& env, int size, double threshold) const {
+        const bool same_cap = ahead.threshold == threshold || (std::isinf(ahead.threshold) && std::isinf(threshold));
+        return ahead.generation != 0 && ahead.generation == generation && env.identity != 0 && ahead.identity == env.identity &&
+               ahead.size == size && same_cap;
     }
     GLuint texture = 0;
     int texture_size = 0;
@@ -230,6 +239,10 @@ bool GpuSpecularSource::supports(const Environment& env, int size) const {
 
 void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     Impl& m = *impl_;
+    // Queued ahead already (dispatch_ahead): the texels and tables are there, the passes too.
+    if (m.ahead.generation != 0 && m.ahead.generation == m.generation && env.identity != 0 && m.ahead.identity == env.identity &&
+        m.ahead.size == size)
+        return;
     m.uploaded = nullptr;
     if (!supports(env, size)) throw GpuError("the specular source: input not supported on the GPU");
     const unsigned format = !env.is_packed() ? 0u : env.packed.encoding == TexelEncoding::Rgbe8 ? 1u : 2u;
@@ -244,7 +257,7 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     // The projector's upload (staging buffers filled on all cores: 16 ms for 8192 x 4096 RGBE on
     // the H100 machine, where one glBufferSubData took 120 ms), when it leaves the texels in one tile.
     m.texel_buffer = 0;
-    m.projector.upload(env);
+    if (!m.projector.holds(env)) m.projector.upload(env);  // held: leaves the projection its upload's time
     const std::optional<GpuProjector::ResidentTexels> resident = m.projector.resident_equirect();
     const std::size_t texel_count = static_cast<std::size_t>(env.width()) * env.height();
     if (resident && resident->texel_format == format && resident->width == env.width() && resident->height == env.height() &&
@@ -290,8 +303,12 @@ void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     check_gl("uploading the specular source's input");
     std::copy(key, key + 3, m.tables_for);
     trace_event("specular source: tables");
-    glFinish();
-    trace_event("specular source: finished");
+    // The upload's wall clock to the texels' arrival; not ahead, where the GPU still has another
+    // input's chain to make first.
+    if (!m.queuing_ahead) {
+        glFinish();
+        trace_event("specular source: finished");
+    }
     m.last_upload_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     m.uploaded = data;
     m.uploaded_size = size;
@@ -416,6 +433,12 @@ std::uint64_t GpuSpecularSource::average_resident(const Environment& env, int si
 std::uint64_t GpuSpecularSource::dispatch_resident(const Environment& env, int size, const LuminanceCap& cap, int threads) {
     Impl& m = *impl_;
     if (size < 2) throw GpuError("the specular source: a resident chain needs faces of 2 texels or more");
+    if (m.ahead_matches(env, size, cap.threshold)) {  // queued by dispatch_ahead
+        m.ahead = {};
+        trace_event("specular source: queued ahead");
+        return m.generation;
+    }
+    m.ahead = {};
     dispatch(env, size, cap, threads);
     if (fault_requested("specular-source-nan")) {  // test hook: the pass's failure mark on one texel
         const float nan[3] = {NAN, NAN, NAN};
@@ -489,6 +512,25 @@ std::uint64_t GpuSpecularSource::dispatch_resident(const Environment& env, int s
     m.resident_cubes = cubes;
     m.generation = ++m.last_generation;
     m.unchecked = true;
+    return m.generation;
+}
+
+std::uint64_t GpuSpecularSource::dispatch_ahead(const Environment& env, int size, const LuminanceCap& cap, int threads) {
+    Impl& m = *impl_;
+    m.ahead = {};
+    if (fault_requested("source-ahead")) throw GpuError("forced by BAKE_TEST_FAULT=source-ahead");  // test hook
+    // The passes rewrite the chains' buffer and the texture that the work in flight reads (the
+    // previous input's level copy, its levels' samples): after all of it.
+    glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    m.queuing_ahead = true;
+    try {
+        dispatch_resident(env, size, cap, threads);
+    } catch (...) {
+        m.queuing_ahead = false;
+        throw;
+    }
+    m.queuing_ahead = false;
+    m.ahead = {env.identity, m.generation, size, cap.threshold};
     return m.generation;
 }
 

@@ -57,6 +57,13 @@ public:
     // read_resident_* calls check first.
     std::uint64_t dispatch_resident(const Environment& env, int size, const LuminanceCap& cap, int threads = 0);
     void check_resident();
+    // dispatch_resident for a batch's next input (its texels sent ahead: GpuProjector::upload_ahead),
+    // queued behind the work in flight (a chain's levels still sampling the texture it rewrites),
+    // without waiting for anything. The dispatch_resident of the same input, size and cap that
+    // follows takes these passes instead of queuing them again; anything else queued in between
+    // (another input's source, a read of the chains) drops them. Call it once the current chains'
+    // status and level 0 are read (take_queued_level): it replaces them.
+    std::uint64_t dispatch_ahead(const Environment& env, int size, const LuminanceCap& cap, int threads = 0);
     // read_resident_level(size) in two halves around more GPU work: queue_level_read queues the
     // copy of that level and of the status word right behind the source's passes (where buffer
     // storage is there and the status is unread); take_queued_level waits for those alone (not
