@@ -34,6 +34,7 @@ struct PrepareHint {
     bool exact_map = false;                 // --irradiance exact
     int width = 0, height = 0;              // lat-long: from the header, when known
     int specular_source_size = 0;           // the specular chain's source cube face (0: no chain)
+    std::optional<SpecularSettings> specular;  // with it, the chain's settings (its sample sets made ahead)
     int projected_order = 5, map_order = 3;
 };
 

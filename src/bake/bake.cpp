@@ -273,6 +273,8 @@ void Bake::specular(State& st) {
     const bool send_ahead = sends_ahead(st.job);
     if (!st.job.specular.empty())
         st.specular = devices_.run(Operation::Specular, st.job.label, [&](Backend& b) {
+            if (send_ahead)  // the next input, when it was still decoding at compute's start
+                if (const LoadedInput* next = next_input_()) b.stage_ahead(next->env);
             const WhileWaiting ahead(b, send_ahead ? std::function<void()>([this, &b] {
                 if (const LoadedInput* next = next_input_())
                     b.send_ahead({&next->env, next->bright ? &*next->bright : nullptr, &s_.specular});

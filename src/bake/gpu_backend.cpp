@@ -52,6 +52,9 @@ void GpuBackend::prepare(const PrepareHint& hint) {
         else if (!shape.cube) cells_->prepare(!shape.encoding ? 0u : *shape.encoding == TexelEncoding::Rgbe8 ? 1u : 2u);
         if (hint.specular_source_size > 0 && hint.width > 0)
             specular_source_->plan_tables(hint.width, hint.height, hint.specular_source_size, threads_);
+        // The sample sets on workers from now (a batch's first chain waited ~25 ms for them on the
+        // H200 machine, its cores busy decoding the next inputs).
+        if (hint.specular_source_size > 0 && hint.specular) specular_->plan(*hint.specular, hint.specular_source_size, threads_);
     } catch (const GpuError&) {
     }
 }
@@ -194,8 +197,7 @@ void GpuBackend::stage_ahead(const Environment& env) {
     const char* off = std::getenv("BAKE_STAGE_AHEAD");
     if (off && std::string(off) == "0") return;
     try {
-        projector_->stage_ahead(env);
-        trace_event("next input staged");
+        if (projector_->stage_ahead(env)) trace_event("next input staged");
     } catch (const std::exception&) {  // a GL failure: send_ahead copies them itself
         clear_stale_errors();
     }

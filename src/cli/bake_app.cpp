@@ -487,7 +487,9 @@ int App::run() {
     }
     if (jobs.empty()) return finish(report, "");
     if (GpuBackend* gpu = devices_->gpu()) {
-        gpu->prepare(first_input_hint(o_, jobs[0]));
+        PrepareHint hint = first_input_hint(o_, jobs[0]);
+        if (hint.specular_source_size > 0) hint.specular = settings_.specular;
+        gpu->prepare(hint);
         trace_event("programs ready");
         report.gpu_backend = gpu->info().backend;
         report.gpu_renderer = gpu->info().renderer;
@@ -543,9 +545,10 @@ std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& deco
         bake.set_next_input([&decode, &baking] { return decode.ready(baking + 1); });
     // One input: nothing to overlap, its outputs are written on this thread.
     const std::launch writer = jobs.size() > 1 ? std::launch::async : std::launch::deferred;
-    // BAKE_WRITES_IN_FLIGHT=1 writes one at a time (benchmarks: the same binary both ways).
-    const char* one_write = std::getenv("BAKE_WRITES_IN_FLIGHT");
-    const std::size_t writes_in_flight = o_.fail_fast || (one_write && std::string(one_write) == "1") ? 1 : 2;
+    // BAKE_WRITES_IN_FLIGHT=N (1 to 8) sets how many (benchmarks: the same binary both ways).
+    const char* in_flight = std::getenv("BAKE_WRITES_IN_FLIGHT");
+    const int asked = in_flight ? std::atoi(in_flight) : 0;
+    const std::size_t writes_in_flight = o_.fail_fast ? 1 : asked >= 1 && asked <= 8 ? static_cast<std::size_t>(asked) : 2;
     Writing writing;
     std::string first_failure;
     auto stop_point = [&] {  // between inputs: the ones in flight first

@@ -283,9 +283,9 @@ bool GpuProjector::holds(const Environment& env) const {
     return env.identity != 0 && env.identity == impl_->uploaded_identity;
 }
 
-void GpuProjector::stage_ahead(const Environment& env) {
-    if (holds(env)) return;
-    impl_->source.stage(env, impl_->tuning);
+bool GpuProjector::stage_ahead(const Environment& env) {
+    if (holds(env)) return false;
+    return impl_->source.stage(env, impl_->tuning);
 }
 
 void GpuProjector::unstage() { impl_->source.unstage(); }

@@ -60,7 +60,7 @@ public:
     // Whether env's texels are the ones resident (upload(env) would send nothing).
     bool holds(const Environment& env) const;
     // GpuSourceTexels::stage for the upload_ahead(env) to come (a batch's next input), and unstage.
-    void stage_ahead(const Environment& env);
+    bool stage_ahead(const Environment& env);
     void unstage();
     CubeMap render_irradiance_cube(const ShCoefficients& irradiance, int size);
     Image render_irradiance_equirect(const ShCoefficients& irradiance, int width, int height);

@@ -202,11 +202,12 @@ void GpuSourceTexels::write(GlBuffer& buffer, std::size_t offset, const void* sr
     }
 }
 
-void GpuSourceTexels::stage(const Environment& env, const GpuTuning& tuning) {
+bool GpuSourceTexels::stage(const Environment& env, const GpuTuning& tuning) {
+    if (staged_.base && env.identity != 0 && staged_.identity == env.identity) return false;  // staged already
     unstage();
-    if (upload_mode(tuning) != GpuTuning::Upload::Staging || env.is_cube() || env.identity == 0) return;
+    if (upload_mode(tuning) != GpuTuning::Upload::Staging || env.is_cube() || env.identity == 0) return false;
     const std::size_t bytes = env.is_packed() ? env.packed.bytes.size() : env.equirect.rgb.size() * sizeof(float);
-    if (bytes == 0) return;
+    if (bytes == 0) return false;
     upload_total_ = bytes;  // as upload(env, tuning, false) will size them
     wanted_slots_ = kStagingSlots;
     ensure_staging(tuning);
@@ -226,6 +227,7 @@ void GpuSourceTexels::stage(const Environment& env, const GpuTuning& tuning) {
         for (std::size_t at = 0, k = 0; at < total; at += chunk, ++k)
             std::memcpy(maps[(first + static_cast<int>(k)) % slots], base + at, std::min(chunk, total - at));
     });
+    return true;
 }
 
 void GpuSourceTexels::unstage() {

@@ -70,8 +70,9 @@ public:
     // on the calling thread. A batch's next input, while the GPU works on this one: waits for the
     // staging buffers' last copies first (long done there). Staging mode and lat-long inputs only;
     // nothing otherwise. Anything else that uses the staging buffers first waits for the worker and
-    // drops what it staged, as unstage() does (call it before env's texels go).
-    void stage(const Environment& env, const GpuTuning& tuning);
+    // drops what it staged, as unstage() does (call it before env's texels go). Returns whether
+    // it started a copy (false: env staged already, or not stageable).
+    bool stage(const Environment& env, const GpuTuning& tuning);
     void unstage();
     const Resident& resident() const { return resident_; }
     double upload_ms() const { return upload_ms_; }
