@@ -185,7 +185,7 @@ void GpuBackend::send_ahead(const NextInput& next) {
         bright.bright_equirect = !env.is_cube();
         bright.bright_width = env.width();
         bright.bright_height = env.height();
-        specular_->plan_parts(bright, *next.specular, threads_);
+        specular_->plan_parts(std::move(bright), *next.specular, threads_);
     } catch (const std::exception&) {  // out of memory: the input's own stage makes them
         return;
     }

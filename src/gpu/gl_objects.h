@@ -70,6 +70,13 @@ struct GlBuffer {
         glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), out);
         check_gl(what);
     }
+    // A client-storage buffer the CPU maps to read what the GPU copied into it, of at least
+    // `bytes` (kept while large enough).
+    void ensure_readback(std::size_t bytes) {
+        if (immutable && size >= bytes) return;
+        reset();
+        allocate_storage(bytes, GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
+    }
     // A fresh buffer object (immutable storage cannot be re-specified).
     void reset() {
         glDeleteBuffers(1, &id);

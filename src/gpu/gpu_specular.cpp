@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "ggx.h"
 #include "gl_objects.h"
@@ -134,14 +135,10 @@ void GpuSpecularPrefilter::plan(const SpecularSettings& settings, int source_siz
                 }).share();
 }
 
-void GpuSpecularPrefilter::plan_parts(const SpecularInput& input, const SpecularSettings& settings, int threads) {
+void GpuSpecularPrefilter::plan_parts(SpecularInput bright, const SpecularSettings& settings, int threads) {
     Impl& m = *impl_;
     if (m.planned_parts.valid()) m.planned_parts.wait();  // never two in flight over parts_for
-    m.parts_for = SpecularInput();
-    m.parts_for.bright = input.bright;
-    m.parts_for.bright_equirect = input.bright_equirect;
-    m.parts_for.bright_width = input.bright_width;
-    m.parts_for.bright_height = input.bright_height;
+    m.parts_for = std::move(bright);
     m.parts_levels = settings.levels();
     m.planned_parts = std::async(std::launch::async, [&m, threads] { return Impl::make_parts(m.parts_for, m.parts_levels, threads); });
 }
@@ -243,10 +240,7 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     const std::size_t result_bytes = 4 * total * sizeof(float);
     GLsync levels_fence = nullptr;
     if (copy_back) {
-        if (!m.readback.immutable || m.readback.size < result_bytes) {
-            m.readback.reset();
-            m.readback.allocate_storage(result_bytes, GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
-        }
+        m.readback.ensure_readback(result_bytes);
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
         glBindBuffer(GL_COPY_READ_BUFFER, m.output.id);
         glBindBuffer(GL_COPY_WRITE_BUFFER, m.readback.id);

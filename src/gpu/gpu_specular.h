@@ -30,10 +30,10 @@ public:
     // makes its own when its settings differ.
     void plan(const SpecularSettings& settings, int source_size, int threads = 0);
     // Starts making each level's bright parts (specular_bright_parts) of a batch's next input on
-    // other threads, from its bright texels (`input`'s bright, bright_equirect, bright_width and
+    // other threads, from its bright texels (`bright`'s bright, bright_equirect, bright_width and
     // bright_height; nothing else of it is read) for `settings`' levels; the prefilter() whose
     // input has the same bright texels and levels takes them, or makes its own.
-    void plan_parts(const SpecularInput& input, const SpecularSettings& settings, int threads = 0);
+    void plan_parts(SpecularInput bright, const SpecularSettings& settings, int threads = 0);
     // input: prepare_specular_input(source); its capped mips go up as the texture.
     // threads: for the sample sets and bright parts made on the CPU (0: all cores).
     std::vector<CubeMap> prefilter(const SpecularInput& input, const SpecularSettings& settings, int threads = 0);

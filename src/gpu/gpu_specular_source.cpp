@@ -93,12 +93,6 @@ struct GpuSpecularSource::Impl {
             throw GpuError("the specular source pass failed (an edge piece outside its column sums)");
         }
     }
-    // `buffer` as a client-storage read-back buffer of at least `bytes` (kept while large enough).
-    static void ensure_readback(GlBuffer& buffer, std::size_t bytes) {
-        if (buffer.immutable && buffer.size >= bytes) return;
-        buffer.reset();
-        buffer.allocate_storage(bytes, GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
-    }
     // dispatch_ahead's passes, for the dispatch_resident of the same input (Environment::identity),
     // face size and cap threshold while `generation` is still theirs; generation 0: none.
     struct Ahead {
@@ -107,10 +101,14 @@ struct GpuSpecularSource::Impl {
         double threshold = 0;
     } ahead;
     bool queuing_ahead = false;  // dispatch_ahead is running: upload() waits for nothing
+    // Whether the resident chains are dispatch_ahead's for env at face `size` (and cap `threshold`).
+    bool ahead_of(const Environment& env, int size) const {
+        return ahead.generation != 0 && ahead.generation == generation && env.identity != 0 && ahead.identity == env.identity &&
+               ahead.size == size;
+    }
     bool ahead_matches(const Environment& env, int size, double threshold) const {
         const bool same_cap = ahead.threshold == threshold || (std::isinf(ahead.threshold) && std::isinf(threshold));
-        return ahead.generation != 0 && ahead.generation == generation && env.identity != 0 && ahead.identity == env.identity &&
-               ahead.size == size && same_cap;
+        return ahead_of(env, size) && same_cap;
     }
     GLuint texture = 0;
     int texture_size = 0;
@@ -144,7 +142,7 @@ struct GpuSpecularSource::Impl {
             use(static_cast<const float*>(host.data()));
             return copied;
         }
-        ensure_readback(readback, bytes);
+        readback.ensure_readback(bytes);
         glBindBuffer(GL_COPY_READ_BUFFER, output.id);
         glBindBuffer(GL_COPY_WRITE_BUFFER, readback.id);
         glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, static_cast<GLintptr>(offset * sizeof(float)), 0,
@@ -240,9 +238,7 @@ bool GpuSpecularSource::supports(const Environment& env, int size) const {
 void GpuSpecularSource::upload(const Environment& env, int size, int threads) {
     Impl& m = *impl_;
     // Queued ahead already (dispatch_ahead): the texels and tables are there, the passes too.
-    if (m.ahead.generation != 0 && m.ahead.generation == m.generation && env.identity != 0 && m.ahead.identity == env.identity &&
-        m.ahead.size == size)
-        return;
+    if (m.ahead_of(env, size)) return;
     m.uploaded = nullptr;
     if (!supports(env, size)) throw GpuError("the specular source: input not supported on the GPU");
     const unsigned format = !env.is_packed() ? 0u : env.packed.encoding == TexelEncoding::Rgbe8 ? 1u : 2u;
@@ -562,7 +558,7 @@ void GpuSpecularSource::queue_level_read(int size) {
     const int level = level_for(m.resident_size, size), s = m.resident_size >> level;
     const std::size_t level_bytes = 18 * static_cast<std::size_t>(s) * s * sizeof(float);  // the full cube, 6 faces of RGB
     const std::size_t bytes = level_bytes + 16;                                           // then the status word
-    Impl::ensure_readback(m.level_readback, bytes);
+    m.level_readback.ensure_readback(bytes);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     glBindBuffer(GL_COPY_WRITE_BUFFER, m.level_readback.id);
     glBindBuffer(GL_COPY_READ_BUFFER, m.output.id);
