@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -402,6 +403,15 @@ void App::skip_for_fail_fast(FileReport& rep) {
 
 // Inputs decoding on worker threads (std::async) ahead of the one being baked: up to `ahead`
 // next ones (--jobs), the first one always while the GL context is made.
+// BAKE_EARLY_DECODES=N (0 to 8): how many inputs after the first decode while the GL context is
+// made (benchmarks: the same binary both ways); 2 by default.
+int early_decodes() {
+    const char* v = std::getenv("BAKE_EARLY_DECODES");
+    if (!v || !*v) return 2;
+    const int n = std::atoi(v);
+    return n < 0 ? 0 : n > 8 ? 8 : n;
+}
+
 class DecodeAhead {
 public:
     DecodeAhead(const std::vector<BakeJob>& jobs, const BakeSettings& settings, int ahead)
@@ -414,6 +424,11 @@ public:
     void launch_from(std::size_t current, bool cells_on_gpu) {
         for (std::size_t i = current; ahead_ > 0 && i < jobs_.size() && i <= current + static_cast<std::size_t>(ahead_); ++i)
             launch(i, cells_on_gpu);
+    }
+    // While the GL context is made: the first input and the next `more` (at most `ahead`).
+    void launch_first(int more, bool cells_on_gpu) {
+        launch(0, cells_on_gpu);
+        for (int k = 1; k <= std::min(more, ahead_); ++k) launch(static_cast<std::size_t>(k), cells_on_gpu);
     }
     // Input i decoded: waited for when launched, else decoded now on this thread.
     LoadedInput get(std::size_t i, bool cells_on_gpu) {
@@ -470,8 +485,13 @@ int App::run() {
         }
         decode = std::make_unique<DecodeAhead>(jobs, settings_, jobs_ahead);
         // The first input decodes on a worker while this thread makes the GL context and compiles
-        // the programs: the two are independent, and each takes a good part of a small bake.
-        if (!jobs.empty() && context_wanted()) decode->launch(0, o_.irradiance != "exact");
+        // the programs: the two are independent, and each takes a good part of a small bake. In a
+        // batch the next two as well, so that the first map finds the second decoded when it sends
+        // it ahead (else copied on this thread: ~18 ms on the H200 machine); four more at once
+        // delayed the context by ~40 ms, two did not (bench/NOTES.md). Not under --skip-unchanged,
+        // whose inputs may need no decode at all.
+        if (!jobs.empty() && context_wanted())
+            decode->launch_first(o_.skip_unchanged ? 0 : early_decodes(), o_.irradiance != "exact");
         if (!jobs.empty()) {
             trace_event("devices");
             open_devices();
