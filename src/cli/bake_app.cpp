@@ -402,7 +402,7 @@ void App::skip_for_fail_fast(FileReport& rep) {
 }
 
 // Inputs decoding on worker threads (std::async) ahead of the one being baked: up to `ahead`
-// next ones (--jobs), the first one always while the GL context is made.
+// next ones (--jobs); while the GL context is made, the first one and up to two more (launch_first).
 // BAKE_EARLY_DECODES=N (0 to 8): how many inputs after the first decode while the GL context is
 // made (benchmarks: the same binary both ways); 2 by default.
 int early_decodes() {
