@@ -401,17 +401,17 @@ void App::skip_for_fail_fast(FileReport& rep) {
     if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
 }
 
-// Inputs decoding on worker threads (std::async) ahead of the one being baked: up to `ahead`
-// next ones (--jobs); while the GL context is made, the first one and up to two more (launch_first).
-// BAKE_EARLY_DECODES=N (0 to 8): how many inputs after the first decode while the GL context is
-// made (benchmarks: the same binary both ways); 2 by default.
-int early_decodes() {
-    const char* v = std::getenv("BAKE_EARLY_DECODES");
-    if (!v || !*v) return 2;
+// A benchmark's setting (the same binary timed both ways): $name when set to a number in [lo, hi],
+// else `fallback`.
+int bench_setting(const char* name, int lo, int hi, int fallback) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return fallback;
     const int n = std::atoi(v);
-    return n < 0 ? 0 : n > 8 ? 8 : n;
+    return n >= lo && n <= hi ? n : fallback;
 }
 
+// Inputs decoding on worker threads (std::async) ahead of the one being baked: up to `ahead`
+// next ones (--jobs); while the GL context is made, the first one and up to two more (launch_first).
 class DecodeAhead {
 public:
     DecodeAhead(const std::vector<BakeJob>& jobs, const BakeSettings& settings, int ahead)
@@ -427,8 +427,7 @@ public:
     }
     // While the GL context is made: the first input and the next `more` (at most `ahead`).
     void launch_first(int more, bool cells_on_gpu) {
-        launch(0, cells_on_gpu);
-        for (int k = 1; k <= std::min(more, ahead_); ++k) launch(static_cast<std::size_t>(k), cells_on_gpu);
+        for (int k = 0; k <= std::min(more, ahead_); ++k) launch(static_cast<std::size_t>(k), cells_on_gpu);
     }
     // Input i decoded: waited for when launched, else decoded now on this thread.
     LoadedInput get(std::size_t i, bool cells_on_gpu) {
@@ -489,9 +488,9 @@ int App::run() {
         // batch the next two as well, so that the first map finds the second decoded when it sends
         // it ahead (else copied on this thread: ~18 ms on the H200 machine); four more at once
         // delayed the context by ~40 ms, two did not (bench/NOTES.md). Not under --skip-unchanged,
-        // whose inputs may need no decode at all.
+        // whose inputs may need no decode at all. BAKE_EARLY_DECODES=N (0 to 8) sets how many.
         if (!jobs.empty() && context_wanted())
-            decode->launch_first(o_.skip_unchanged ? 0 : early_decodes(), o_.irradiance != "exact");
+            decode->launch_first(o_.skip_unchanged ? 0 : bench_setting("BAKE_EARLY_DECODES", 0, 8, 2), o_.irradiance != "exact");
         if (!jobs.empty()) {
             trace_event("devices");
             open_devices();
@@ -565,10 +564,8 @@ std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& deco
         bake.set_next_input([&decode, &baking] { return decode.ready(baking + 1); });
     // One input: nothing to overlap, its outputs are written on this thread.
     const std::launch writer = jobs.size() > 1 ? std::launch::async : std::launch::deferred;
-    // BAKE_WRITES_IN_FLIGHT=N (1 to 8) sets how many (benchmarks: the same binary both ways).
-    const char* in_flight = std::getenv("BAKE_WRITES_IN_FLIGHT");
-    const int asked = in_flight ? std::atoi(in_flight) : 0;
-    const std::size_t writes_in_flight = o_.fail_fast ? 1 : asked >= 1 && asked <= 8 ? static_cast<std::size_t>(asked) : 2;
+    // BAKE_WRITES_IN_FLIGHT=N (1 to 8) sets how many.
+    const std::size_t writes_in_flight = o_.fail_fast ? 1 : static_cast<std::size_t>(bench_setting("BAKE_WRITES_IN_FLIGHT", 1, 8, 2));
     Writing writing;
     std::string first_failure;
     auto stop_point = [&] {  // between inputs: the ones in flight first
