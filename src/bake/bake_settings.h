@@ -21,6 +21,9 @@ namespace bake {
 // order-3 sums are the same bits either way).
 constexpr int kProjectedOrder = 5;
 
+// --gltf's chain stops at this face size (roughness 1 there), as EXT_lights_image_based's viewers do.
+constexpr int kGltfLastSize = 16;
+
 struct BakeSettings {
     LoadOptions load;                 // layout, size limit (packed texels are kept)
     bool clamp_negative = false;      // texel policies
@@ -37,7 +40,7 @@ struct BakeSettings {
     SpecularSettings specular;        // base_size and samples
     KtxWriteOptions ktx;              // every .ktx2 output (--ktx-format, --ktx-zstd)
     KtxCubeConvention ktx_convention = KtxCubeConvention::Gl;  // .ktx2 cubes: whose lookup (--ktx-convention)
-    int gltf_last_size = 16;          // --gltf's chain stops at this face size (roughness 1 there)
+    int gltf_last_size = kGltfLastSize;
     int preview_width = 512;
     double preview_exposure = 0;
     int threads = 0;
@@ -52,7 +55,8 @@ struct BakeJob {
     int index = 1;
     std::string label;                 // the input as given (first face file for --faces)
     std::vector<std::string> faces;    // six face files given with --faces (empty otherwise)
-    std::vector<std::string> outputs;  // .exr / .json
+    std::vector<std::string> outputs;  // -o / --name files, each written by its extension's format
+    bool named = false;                // the outputs come from --name patterns (a batch), not -o
     std::string golden, preview;
     std::string specular;              // may hold {level}
     std::vector<std::pair<ShaderLanguage, std::string>> emits;

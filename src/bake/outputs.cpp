@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "atomic_file.h"
+#include "file_guard.h"
 #include "engine_sh.h"
 #include "gltf_ibl.h"
 #include "ibl_ktx2.h"
@@ -95,29 +96,51 @@ ShWriter parse_sh_engine(const std::string& name) {
     return nullptr;
 }
 
-std::vector<std::string> planned_outputs(const BakeJob& job, const BakeSettings& settings) {
-    std::vector<std::string> out;
+std::vector<JobFile> job_files(const BakeJob& job, const BakeSettings& settings) {
+    std::vector<JobFile> files;
+    if (!job.faces.empty()) {
+        for (const std::string& f : job.faces) files.push_back({f, "--faces", JobFile::Read});
+    } else if (const auto faces = expand_face_pattern(job.label)) {
+        for (const std::string& f : *faces) files.push_back({f, "input", JobFile::Read});
+    } else {
+        files.push_back({job.label, "input", JobFile::Read});
+    }
+    if (!job.golden.empty()) files.push_back({job.golden, "--golden", JobFile::Read});
+    const std::size_t first_output = files.size();
+    auto written = [&](const std::string& path, const char* option) { files.push_back({path, option, JobFile::Write}); };
+    // In write_outputs' order.
     if (!job.specular.empty()) {
         const int levels = has_level_placeholder(job.specular) ? specular_level_count(settings.specular.base_size) : 1;
         for (int level = 0; level < levels; ++level)
-            out.push_back(levels > 1 ? expand_level_placeholder(job.specular, level) : job.specular);
+            written(levels > 1 ? expand_level_placeholder(job.specular, level) : job.specular, "--specular");
     }
-    out.insert(out.end(), job.outputs.begin(), job.outputs.end());
-    if (!job.preview.empty()) out.push_back(job.preview);
-    for (const auto& e : job.emits) out.push_back(e.second);
-    for (const auto& e : job.sh_formats) out.push_back(e.second);
-    if (!job.gltf.empty()) out.push_back(job.gltf);
+    for (const std::string& out : job.outputs) written(out, job.named ? "--name" : "--output");
+    if (!job.preview.empty()) written(job.preview, "--preview");
+    for (const auto& e : job.emits) written(e.second, "--emit");
+    for (const auto& e : job.sh_formats) written(e.second, "--sh-format");
+    if (!job.gltf.empty()) written(job.gltf, "--gltf");
+    // --skip-unchanged: the manifest beside the first output; one beside any other output is an
+    // older bake's of this input with other outputs (removed when this one is written).
+    if (!settings.fingerprint.empty() && files.size() > first_output) {
+        const std::size_t last = files.size();
+        for (std::size_t i = first_output; i < last; ++i)
+            files.push_back({manifest_path(files[i].path), "--skip-unchanged", JobFile::Manifest});
+    }
+    return files;
+}
+
+std::vector<std::string> planned_outputs(const BakeJob& job, const BakeSettings& settings) {
+    std::vector<std::string> out;
+    for (const JobFile& f : job_files(job, settings))
+        if (f.role == JobFile::Write) out.push_back(f.path);
     return out;
 }
 
 std::vector<std::string> input_files(const BakeJob& job) {
-    std::vector<std::string> files = job.faces;
-    if (files.empty()) {
-        if (const auto faces = expand_face_pattern(job.label)) files.assign(faces->begin(), faces->end());
-        else files.push_back(job.label);
-    }
-    if (!job.golden.empty()) files.push_back(job.golden);
-    return files;
+    std::vector<std::string> in;
+    for (const JobFile& f : job_files(job, BakeSettings{}))
+        if (f.role == JobFile::Read) in.push_back(f.path);
+    return in;
 }
 
 bool outputs_need_map(const BakeJob& job) {
@@ -189,7 +212,7 @@ void write_outputs(const BakeProducts& p, FileReport& rep, const std::function<v
         for (const std::string& f : input_files(job)) inputs.push_back(digest_file(f));
         for (const auto& [target, tmp] : set.staged()) {
             FileDigest d = digest_file(tmp);
-            d.file = target;
+            d.file = path_key(target);
             outputs.push_back(d);
         }
         const OutputSet::Scope joins(set);
@@ -201,6 +224,8 @@ void write_outputs(const BakeProducts& p, FileReport& rep, const std::function<v
     // may have been made again by its writer), never committed.
     throw_if_stop_requested();
     set.commit();
+    if (!p.settings.fingerprint.empty())
+        for (std::size_t i = 1; i < written.outputs.size(); ++i) remove_manifest(manifest_path(written.outputs[i]));
     rep.outputs.insert(rep.outputs.end(), written.outputs.begin(), written.outputs.end());
     rep.specular = written.specular;
     rep.preview = written.preview;

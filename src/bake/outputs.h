@@ -40,11 +40,25 @@ struct OutputFormat {
 const std::vector<OutputFormat>& output_formats();
 const OutputFormat* output_format_for(const std::string& path);
 
-// Every file write_outputs writes for the job, in its order (--specular's levels, -o / --name
-// files, --preview, --emit; not the manifest).
-std::vector<std::string> planned_outputs(const BakeJob& job, const BakeSettings& settings);
+// Every file a job reads or writes, each with the option that names it, in one list: the file
+// guard (file_guard.h) checks them before any work, --skip-unchanged hashes them, the depfile
+// and the report list them. An output that write_outputs writes and this list lacks is refused
+// by the sealed guard at its first write.
+struct JobFile {
+    enum Role {
+        Read,      // the input, its six faces, the golden
+        Write,     // an output, in the order write_outputs writes them
+        Manifest,  // --skip-unchanged: the manifest written with the outputs, or an older one of this
+                   // input beside another of its outputs (removed once the new one is in place)
+    };
+    std::string path;
+    std::string option;  // "input", "--faces", "--golden", "--output", "--name", "--specular", ...
+    Role role;
+};
+std::vector<JobFile> job_files(const BakeJob& job, const BakeSettings& settings);
 
-// The files a job reads: the input (or its six faces) and the golden.
+// job_files' outputs, in order; its inputs (the golden last).
+std::vector<std::string> planned_outputs(const BakeJob& job, const BakeSettings& settings);
 std::vector<std::string> input_files(const BakeJob& job);
 
 // Whether any of the job's -o / --name files needs the irradiance map.

@@ -31,14 +31,14 @@ SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Ba
     if (settings.source_size <= 0) settings.source_size = default_specular_source_size(env, settings.base_size);
     out.settings = settings;
     // Progress: the source, then every level after the first (each costs about the same).
-    stage_progress::begin(settings.levels());
+    stage_progress::begin(settings.levels() * kSpecularProgressUnits);
     const Stopwatch source_watch;
     const bool readable = source && (!source->mips.empty() || (source->resident_on == backend.name() && !cpu_copy));
     const bool reuse = readable && source->size == settings.source_size;
     backend.plan_specular(settings, threads);
     out.input = reuse ? *source : backend.prepare_specular(env, settings.source_size, threads, split, cpu_copy);
     const SpecularInput& input = out.input;
-    stage_progress::advance();
+    stage_progress::advance(kSpecularProgressUnits);
     out.bright_texels = static_cast<int>(input.bright.size());
     out.source_ms = source_watch.ms();
     out.chain = backend.prefilter_specular(input, settings, out.prefilter_ms);

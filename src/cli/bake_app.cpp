@@ -57,7 +57,8 @@ constexpr const char* kTool = "bake-irradiance";
 
 // The exit code and error line of an exception that ends a run (or an input).
 std::pair<int, std::string> refusal(const std::exception& e) {
-    if (dynamic_cast<const CLI::ValidationError*>(&e)) return {kExitUsage, one_line(e.what()) + " (see --help)"};
+    if (dynamic_cast<const CLI::ValidationError*>(&e) || dynamic_cast<const UsageError*>(&e))
+        return {kExitUsage, one_line(e.what()) + " (see --help)"};
     if (dynamic_cast<const InputError*>(&e)) return {kExitInput, one_line(e.what())};
     if (dynamic_cast<const OutputError*>(&e)) return {kExitOutput, one_line(e.what())};
     if (dynamic_cast<const GpuError*>(&e)) return {kExitGpuUnavailable, "GPU path failed: " + one_line(e.what())};
@@ -183,8 +184,8 @@ private:
     }
     void open_devices();
     std::string bake_inputs(const std::vector<BakeJob>& jobs, class DecodeAhead& decode, RunReport& report);
-    std::vector<BakeJob> select_shard(std::vector<BakeJob> jobs, RunReport& report) const;
-    bool unchanged(const BakeJob& job, FileReport& rep) const;
+    std::vector<bool> shard_members(const std::vector<BakeJob>& jobs, RunReport& report) const;
+    std::optional<FileReport> unchanged(const BakeJob& job) const;
     void write_depfile(const RunReport& report) const;
     int finish(RunReport& report, const std::string& first_failure);
 
@@ -226,6 +227,8 @@ private:
     std::string label_;
     Lines* held_ = nullptr;  // where lines wait (Hold), else null: printed at once
     bool large_batch_ = false;  // a batch the GPU bakes faster than the CPU (large_batch())
+    std::vector<std::optional<FileReport>> unchanged_;  // --skip-unchanged: a job's report when it is skipped
+    std::optional<FileGuard> guard_;  // every file of the run, checked before any work
 };
 
 // Holds the lines printed in its lifetime when `on`; release() prints them, else they are dropped.
@@ -473,11 +476,25 @@ int App::run() {
     // Everything that can refuse the whole run, before any input is baked: usage errors found in
     // the names, output folders, the DFG table, the GPU when demanded. The report says why.
     try {
-        jobs = plan_jobs(o_);
-        if (!o_.shard.empty()) jobs = select_shard(std::move(jobs), report);
+        std::vector<BakeJob> all = plan_jobs(o_);
+        std::vector<bool> mine = o_.shard.empty() ? std::vector<bool>(all.size(), true) : shard_members(all, report);
+        // --skip-unchanged decides before any work, so that the guard knows what is written now.
+        std::vector<bool> bakes = mine;
+        std::vector<std::optional<FileReport>> unchanged_all(all.size());
+        if (o_.skip_unchanged)
+            for (std::size_t i = 0; i < all.size(); ++i)
+                if (mine[i] && (unchanged_all[i] = unchanged(all[i]))) bakes[i] = false;
+        guard_ = run_files(o_, all, settings_, bakes);
+        guard_->check(o_.no_clobber);
+        guard_->make_folders();
+        guard_->seal();
+        for (std::size_t i = 0; i < all.size(); ++i)
+            if (mine[i]) {
+                jobs.push_back(std::move(all[i]));
+                unchanged_.push_back(std::move(unchanged_all[i]));
+            }
         job_count_ = static_cast<int>(jobs.size());
         large_batch_ = o_.device == "auto" && gpu_device_present() && large_batch(jobs);
-        prepare_output_folders(o_, jobs);
         if (!o_.dfg.empty()) {
             write_dfg(o_.dfg, o_.dfg_size, o_.threads, settings_.ktx);
             report.outputs.push_back(o_.dfg);
@@ -501,7 +518,7 @@ int App::run() {
         print_line(line);
         fail_every_input(report, o_, code, line);
         report.total_ms = run_watch.ms();
-        write_report_of_refusal(o_.report, o_, report);
+        write_report_of_refusal(o_.report, o_, report, guard_ ? &*guard_ : nullptr);
         return code;
     }
     if (jobs.empty()) return finish(report, "");
@@ -526,7 +543,10 @@ int App::run() {
     } catch (const Interrupted& stop) {
         // The pending files are gone already (interrupts.h); what was baked stays baked.
         int baked = 0;
-        for (const FileReport& r : report.files) baked += r.status == "ok";
+        for (FileReport& r : report.files) {
+            baked += r.status == "ok";
+            if (r.status == "skipped" && r.skip_reason.empty()) r.skip_reason = "interrupted";  // never reached
+        }
         report.interrupted = signal_name(stop.signal);
         report.total_ms = run_watch.ms();
         print_line(std::string("interrupted by ") + signal_name(stop.signal) + ": " + std::to_string(baked) + " of " +
@@ -580,18 +600,15 @@ std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& deco
                 skip_for_fail_fast(rep);
                 continue;
             }
-            if (o_.skip_unchanged) {
-                FileReport unchanged_rep = rep;
-                if (unchanged(jobs[i], unchanged_rep)) {
-                    retire_all(bake, jobs, writing, report, first_failure);
-                    if (!first_failure.empty() && o_.fail_fast) skip_for_fail_fast(rep);
-                    else {
-                        rep = std::move(unchanged_rep);
-                        if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
-                    }
-                    stop_point();
-                    continue;
+            if (unchanged_[i]) {
+                retire_all(bake, jobs, writing, report, first_failure);
+                if (!first_failure.empty() && o_.fail_fast) skip_for_fail_fast(rep);
+                else {
+                    rep = std::move(*unchanged_[i]);
+                    if (o_.batch() && !o_.quiet) print_out(summary_line(rep, job_count_));
                 }
+                stop_point();
+                continue;
             }
             FileReport baked = rep;
             Hold held(*this, !writing.empty());
@@ -646,9 +663,9 @@ std::string App::bake_inputs(const std::vector<BakeJob>& jobs, DecodeAhead& deco
     return first_failure;
 }
 
-// --shard K/N: the jobs of this task's shard, by a stable hash of each input's path relative to
-// the batch's root (shard.h says why); the report states the shard and the command's input count.
-std::vector<BakeJob> App::select_shard(std::vector<BakeJob> jobs, RunReport& report) const {
+// --shard K/N: which jobs are this task's, by a stable hash of each input's path relative to the
+// batch's root (shard.h says why); the report states the shard and the command's input count.
+std::vector<bool> App::shard_members(const std::vector<BakeJob>& jobs, RunReport& report) const {
     Shard shard;
     try {
         shard = parse_shard(o_.shard, [](const char* name) -> std::optional<std::string> {
@@ -656,33 +673,36 @@ std::vector<BakeJob> App::select_shard(std::vector<BakeJob> jobs, RunReport& rep
             return v ? std::optional<std::string>(v) : std::nullopt;
         });
     } catch (const std::invalid_argument& e) {
-        throw CLI::ValidationError("--shard", e.what());
+        throw UsageError(std::string("--shard: ") + e.what());
     }
     std::vector<std::string> labels;
     for (const BakeJob& j : jobs) labels.push_back(j.label);
     const std::string root = common_root(labels);
     report.shard = {{"index", shard.index}, {"count", shard.count}, {"inputs", static_cast<int>(jobs.size())}};
-    std::vector<BakeJob> mine;
-    for (BakeJob& j : jobs)
-        if (shard_of(j.label, root, shard.count) == shard.index) mine.push_back(std::move(j));
+    std::vector<bool> mine;
+    for (const BakeJob& j : jobs) mine.push_back(shard_of(j.label, root, shard.count) == shard.index);
     return mine;
 }
 
-// --skip-unchanged: whether the job's outputs were baked from the same inputs, options and
-// version (its manifest says, bake_manifest.h); then `rep` says skipped, and why. The check reads
-// and hashes the inputs and outputs, and decodes nothing.
-bool App::unchanged(const BakeJob& job, FileReport& rep) const {
+// --skip-unchanged: the job's report when its outputs were baked from the same inputs, options
+// and version (its manifest says, bake_manifest.h), saying skipped and why; else nothing. Reads
+// and hashes the inputs and outputs, decodes nothing.
+std::optional<FileReport> App::unchanged(const BakeJob& job) const {
     const std::vector<std::string> outputs = planned_outputs(job, settings_);
-    if (outputs.empty()) return false;
+    if (outputs.empty()) return std::nullopt;
     std::string reason;
-    const bool same = outputs_unchanged(manifest_path(outputs.front()), settings_.generator, settings_.fingerprint,
-                                        input_files(job), outputs, &reason);
-    if (!same) return false;
+    if (!outputs_unchanged(manifest_path(outputs.front()), settings_.generator, settings_.fingerprint, input_files(job),
+                           outputs, &reason))
+        return std::nullopt;
+    FileReport rep;
+    rep.index = job.index;
+    rep.input = job.label;
+    rep.order = o_.order;
     rep.status = "skipped";
     rep.skip_reason = "--skip-unchanged: outputs baked from the same input bytes, options and version";
     rep.files = input_files(job);
     rep.outputs = outputs;
-    return true;
+    return rep;
 }
 
 // --depfile: one rule an input that has its outputs (baked now, or unchanged): they depend on
@@ -751,13 +771,32 @@ int App::finish(RunReport& report, const std::string& first_failure) {
 // written.
 int merge_reports_command(const Options& o) {
     try {
+        FileGuard guard;
+        for (const std::string& in : o.inputs) guard.read(in, "--merge-reports input");
+        guard.write(o.merge_reports, "--merge-reports");
+        guard.check(false);
+        guard.make_folders();
+        guard.seal();
+    } catch (const std::exception& e) {
+        const auto [code, line] = refusal(e);
+        std::cerr << kTool << ": " << line << "\n";
+        return code;
+    }
+    try {
         const nlohmann::json merged = merge_reports(o.inputs);
         write_text_atomically(o.merge_reports, merged.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+        std::string first_failure;
+        for (const nlohmann::json& f : merged["files"])
+            if (f.value("status", "") == "failed") {
+                first_failure = f.value("input", std::string());
+                break;
+            }
         if (!o.quiet)
-            std::printf("merged %zu reports: %d inputs, %d ok, %d failed, %d skipped; exit %d\n", o.inputs.size(),
+            std::printf("merged %zu reports: %d inputs, %d ok, %d failed, %d skipped; exit %d%s\n", o.inputs.size(),
                         merged["summary"]["files"].get<int>(), merged["summary"]["ok"].get<int>(),
                         merged["summary"]["failed"].get<int>(), merged["summary"]["skipped"].get<int>(),
-                        merged["exit_code"].get<int>());
+                        merged["exit_code"].get<int>(),
+                        first_failure.empty() ? "" : (" (first failure: " + first_failure + ")").c_str());
         return merged["exit_code"].get<int>();
     } catch (const OutputError& e) {
         std::cerr << kTool << ": " << one_line(e.what()) << "\n";

@@ -1,14 +1,12 @@
 #include "cli_report.h"
 
 #include <cstdio>
-#include <filesystem>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "environment_loader.h"
 #include "errors.h"
-#include "job_plan.h"
 
 #ifndef BAKE_VERSION
 #define BAKE_VERSION "unknown"
@@ -16,7 +14,6 @@
 
 namespace bake {
 
-namespace fs = std::filesystem;
 
 std::string format_ms(double ms) {
     char buf[32];
@@ -37,6 +34,7 @@ RunReport new_report(const Options& o, int jobs_ahead) {
                        {"abs_tolerance", o.abs_tolerance ? nlohmann::json(*o.abs_tolerance) : nlohmann::json(nullptr)},
                        {"jobs", jobs_ahead},
                        {"fail_fast", o.fail_fast}};
+    report.command = command_json(o);
     return report;
 }
 
@@ -67,18 +65,23 @@ void fail_every_input(RunReport& report, const Options& o, int code, const std::
     }
 }
 
-void write_report_of_refusal(const std::string& path, const Options& o, const RunReport& report) {
+void write_report_of_refusal(const std::string& path, const Options& o, const RunReport& report, const FileGuard* guard) {
+    // A usage error about the report's own name: writing it is the mistake.
     if (path.empty() || report.error.rfind("--report:", 0) == 0) return;
-    std::error_code ec;
-    if (o.no_clobber && fs::exists(path, ec)) return;
-    std::vector<std::string> read = o.faces;
-    for (const std::string& in : o.inputs) {
-        if (const auto faces = expand_face_pattern(in)) read.insert(read.end(), faces->begin(), faces->end());
-        else read.push_back(in);
+    FileGuard inputs;
+    if (!guard) {  // refused before the run's files were known: the inputs and goldens are
+        for (const std::string& f : o.faces) inputs.read(f, "--faces");
+        for (const std::string& in : o.inputs) {
+            if (const auto faces = expand_face_pattern(in))
+                for (const std::string& f : *faces) inputs.read(f, "input");
+            else
+                inputs.read(in, "input");
+        }
+        if (!o.golden.empty()) inputs.read(o.golden, "--golden");  // (a pattern's expansions are no report's name)
+        inputs.write(path, "--report");
+        guard = &inputs;
     }
-    if (!o.golden.empty()) read.push_back(o.golden);  // (a pattern's expansions are goldens of no report name)
-    for (const std::string& r : read)
-        if (path_key(r) == path_key(path)) return;
+    if (!guard->may_write(path, o.no_clobber)) return;
     try {
         write_run_report(path, report);
     } catch (const OutputError&) {

@@ -1,25 +1,24 @@
 #pragma once
-// A run's jobs: one per input, every output name expanded, and the checks that need all of them at
-// once (a file written twice, an output that is also read, output folders).
+// A run's jobs: one per input, every output name expanded; and every file the run touches,
+// declared to the one guard (file_guard.h).
 #include <string>
 #include <vector>
 
 #include "bake_settings.h"
+#include "file_guard.h"
 #include "options.h"
 
 namespace bake {
 
-// What a path resolves to (links, "./", ".."), to tell when two spellings name one file.
-std::string path_key(const std::string& path);
-
 // One job per input (the first face file stands for --faces). Throws CLI::ValidationError for a
-// name that cannot be expanded, one output for several inputs, a file written twice, or an output
-// that is also read.
+// name that cannot be expanded, or one output named for several inputs.
 std::vector<BakeJob> plan_jobs(const Options& o);
 
-// Every output's folder, before any work: a file where a folder should be, or a folder where the
-// file should be, refuses the run having written nothing (and --no-clobber an existing output);
-// missing folders are then made, as mkdir -p would (for -o as for --out-dir). Throws OutputError.
-void prepare_output_folders(const Options& o, const std::vector<BakeJob>& jobs);
+// Every file of the run declared to a guard: each job's (outputs.h's job_files), and the run's
+// own: --report, --depfile, --dfg. bakes[i]: whether job i writes its outputs now (false: another
+// shard's input, or an unchanged one; its files are still declared, so that nothing else writes
+// over them).
+FileGuard run_files(const Options& o, const std::vector<BakeJob>& jobs, const BakeSettings& settings,
+                    const std::vector<bool>& bakes);
 
 }  // namespace bake

@@ -12,6 +12,7 @@
 
 #include "errors.h"
 #include "file_names.h"
+#include "help_format.h"
 #include "output_names.h"
 #include "ibl_ktx2.h"
 #include "ktx2_writer.h"
@@ -32,62 +33,36 @@ namespace {
 constexpr const char* kTool = "bake-irradiance";
 
 const char* kFooter = R"(Examples:
-  bake-irradiance sky.exr -o sky_irr.exr                 irradiance cube map (6 faces 32x32, vertical strip)
-  bake-irradiance sky.hdr -o sky.json --order 5          25 SH coefficients as JSON
-  bake-irradiance sky.exr -o irr.exr -o irr.json --output-layout equirect --size 64
-  bake-irradiance --faces px.exr nx.exr py.exr ny.exr pz.exr nz.exr -o irr.exr
-  bake-irradiance cube_{face}.hdr -o irr.exr             {face} expands to px nx py ny pz nz
-  bake-irradiance sky.exr -o irr.json --device gpu --compare --tolerance 1e-5
-  bake-irradiance sky.exr --golden golden/sky.json       CI check against a stored result (exit 7 if off)
-  bake-irradiance maps/*.exr --out-dir out --name '{stem}_irr.exr' --name '{stem}.json' --report report.json
-  bake-irradiance sky.exr -o irr.json --preview sky.png --emit glsl sky_irr.glsl
-  bake-irradiance sky.exr -o irr.exr --specular sky_spec.exr --dfg dfg.png    both halves of IBL
-  bake-irradiance --dfg dfg.exr --dfg-size 64                                  the DFG table alone
-  bake-irradiance sky.hdr -o diffuse.ktx2 --specular specular.ktx2 --ktx-convention bevy   for Bevy's EnvironmentMapLight
+  bake-irradiance sky.exr -o irr.exr             irradiance cube map, 6 x 32x32
+  bake-irradiance sky.hdr -o sky.json --order 5  25 SH coefficients as JSON
+  bake-irradiance sky.exr -o irr.exr --specular spec.exr --dfg dfg.png
+  bake-irradiance sky.hdr -o irr.ktx2 --specular spec.ktx2 --gltf sky.glb
+  bake-irradiance cube_{face}.hdr -o irr.exr     {face}: px nx py ny pz nz
+  bake-irradiance sky.exr --golden golden.json   CI: exit 7 if the result moved
+  bake-irradiance maps/*.exr --out-dir out --name '{stem}.json' --report r.json
+  bake-irradiance --merge-reports merged.json reports/*.json
 
-Outputs: the type follows the extension: .exr (irradiance map, float RGB, OpenEXR envmap attribute
-set) or .json (coefficients and their convention). All outputs of one input are written to
-temporary files first and renamed together: an input's outputs are all new, or all left as they
-were. Missing folders of -o, --out-dir and the other outputs are created (as mkdir -p).
+An output's type follows its extension. All outputs of one input are written to temporary files
+and renamed together: all new, or all as they were. Every file the run reads or writes is checked
+before any work: one both read and written, or written twice, is a usage error; missing folders
+are made (as mkdir -p); --no-clobber refuses to overwrite.
 
-Specular: --specular FILE.exr writes the environment prefiltered with GGX (alpha = roughness^2) as a
-cube map with a full mip chain, base --specular-size (a power of two), level i for perceptual
-roughness i/(levels-1), N = V = R: one tiled mip-mapped EXR (envmap=cube, each level a vertical
-strip like the irradiance cube; two extra 1x3 and 1x1 levels close OpenEXR's chain), or one EXR a
-level when the name holds {level}. --dfg FILE.exr|.png writes the split-sum table: u = N.V,
-v = roughness (row 0 first), R = scale and G = bias of F0, B = their sum (energy compensation).
-
-Batch: several inputs (or --out-dir/--name) bake each input in turn with one OpenGL context.
---name patterns (default '{stem}_irr.exr') name each input's outputs inside --out-dir (default .):
-{stem} file name without folder and extension, {name} file name, {index} position from 1.
--o, --golden, --preview, --specular and --emit paths may use the same placeholders, and must with
-several inputs. A failing input does not stop the others (unless --fail-fast); stdout gets one
-line per input and a total; the exit code is that of the first input that failed.
---jobs N decodes up to N next inputs on worker threads while the current one is baked (auto: 2 when
-the GPU bakes or the CPU stages have 8 threads or more; 0 on smaller machines' CPU path, whose
-stages use every core already).
+Batch: several inputs, or --out-dir/--name, bake each input in turn; --name patterns (default
+'{stem}_irr.exr') name each input's outputs inside --out-dir with {stem} (the file name without
+folder and extension), {name} (the file name) and {index} (its position from 1); -o, --golden,
+--preview, --specular, --emit, --gltf and --sh-format paths take the same placeholders, and must
+with several inputs. A failing input does not stop the others (unless --fail-fast); the exit
+code is that of the first input that failed.
 
 Options that would have no effect are usage errors (--tolerance without --compare or --golden,
---specular-size without --specular, --size with no map written, ...); --jobs and --fail-fast with a
-single input are only warned about.
+--specular-size without --specular or --gltf, --size with no map written, ...).
 
---compare runs the GPU and the double-precision CPU path and reports every coefficient. Its error
-measure is |GPU - CPU| divided by the Euclidean norm of the CPU's coefficient vector of that
-channel (R, G or B); the run fails if the largest exceeds --tolerance.
---golden compares radiance and irradiance coefficients with a coefficients JSON written by this
-tool, with the same relative measure (norm of the golden's channel vector) and --tolerance
-(default 1e-5); --abs-tolerance adds an absolute limit (given alone, it replaces the relative
-one). A golden of another order or convention fails the check. Outputs are written whether a
-check (--compare or --golden) passes or fails, so a changed result can be inspected or become the
-new golden; the exit code says the check failed.
-
-Exit codes: 0 success, 1 internal error, 2 usage error, 3 input (or golden file) unreadable or
-invalid, 4 output could not be written, 5 GPU path demanded (--device gpu, --compare) but
-unavailable or failed, 6 --compare difference beyond tolerance, 7 --golden difference beyond
-tolerance, 128+n stopped by signal n (130 SIGINT, 143 SIGTERM, 129 SIGHUP; no temporary left, a
-batch's report written). Batch: the code of the first input that failed.
-Conventions (SH basis, axes, layouts): CONVENTION.md, installed in share/doc/bake-irradiance/ (docs/ of
-the source); also stated inside every JSON and in the header of every EXR.)";
+Exit codes: 0 success, 1 internal error, 2 usage error, 3 input (or golden, or report to merge)
+unreadable or invalid, 4 output could not be written, 5 GPU demanded (--device gpu, --compare)
+but unavailable or failed, 6 --compare beyond tolerance, 7 --golden beyond tolerance, 128+n
+stopped by signal n (130 SIGINT, 143 SIGTERM); no temporary file is left.
+Conventions (SH basis, axes, layouts): CONVENTION.md in share/doc/bake-irradiance/ (docs/ of the
+source), also stated inside every output file. Guides: docs/ of the source.)";
 
 
 // Validators that say in words what is wanted (CLI11's ranges print DBL_MAX in 309 digits).
@@ -152,15 +127,23 @@ std::vector<std::string> power_of_two_words(int most) {
 
 void add_options(CLI::App& app, Options& o, std::string& jobs) {
     app.footer(kFooter);
-    app.get_formatter()->column_width(34);
+    app.formatter(std::make_shared<WrappedHelp>(help_width()));
+    app.get_formatter()->column_width(30);
+    std::string formats;  // "exr (irradiance map ...), .json (...)", from the registry
+    for (const OutputFormat& f : output_formats()) formats += std::string(formats.empty() ? "" : "; ") + f.extension + ": " + f.what;
     app.set_version_flag("--version", std::string(kTool) + " " + BAKE_VERSION);
     app.add_option("input", o.inputs, "Environment map(s): .hdr or .exr (equirect 2:1, cross 4:3/3:4, strip 6:1/1:6, "
                                       "or a pattern with {face}); several make a batch");
-    app.add_option("--faces", o.faces, "Six face files in the order +X -X +Y -Y +Z -Z")->expected(6);
-    app.add_option("-o,--output", o.outputs, "Output file: .exr irradiance map or .json coefficients (repeatable; one input)");
-    app.add_option("--out-dir", o.out_dir, "Batch: folder for the outputs named by --name (created if missing)");
-    app.add_option("--name", o.names, "Batch: output name pattern, .exr or .json, with {stem}, {name}, {index} "
+    app.add_option("--faces", o.faces, "Six face files (.hdr or .exr) in the order +X -X +Y -Y +Z -Z")
+        ->expected(6)
+        ->type_name("FILE");
+    app.add_option("-o,--output", o.outputs, "Output file, by its extension (" + formats + "); repeatable; one input")
+        ->type_name("FILE");
+    app.add_option("--out-dir", o.out_dir, "Batch: folder for the outputs named by --name (created if missing)")
+        ->type_name("DIR");
+    app.add_option("--name", o.names, "Batch: output name pattern with {stem}, {name}, {index}, of any -o type "
                                       "(repeatable; default '{stem}_irr.exr')")
+        ->type_name("PATTERN")
         ->allow_extra_args(false);
     app.add_option("--order", o.order, "SH order: 3 (9 coefficients, bands l<=2) or 5 (25, l<=4)")
         ->check(one_of({"3", "5"}))
@@ -202,25 +185,28 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
     app.add_option("--tolerance", o.tolerance, "Largest relative difference --compare and --golden accept")
         ->check(finite_number(0, false))
         ->capture_default_str();
-    app.add_option("--golden", o.golden, "Compare the coefficients with this JSON (written by this tool); exit 7 "
-                                         "if they differ beyond tolerance");
+    app.add_option("--golden", o.golden, "Compare the coefficients with this .json (written by this tool); exit 7 "
+                                         "if they differ beyond tolerance")
+        ->type_name("FILE");
     app.add_option("--abs-tolerance", o.abs_tolerance, "--golden: largest absolute difference accepted")
         ->check(finite_number(0, true));
-    app.add_option("--report", o.report, "Write a JSON report of the run and every input (docs/report.schema.json)");
-    app.add_option("--preview", o.preview, "Write a PNG: input and irradiance side by side, lit spheres below");
+    app.add_option("--report", o.report, "Write a .json report of the run and every input (docs/report.schema.json)")
+        ->type_name("FILE");
+    app.add_option("--preview", o.preview, "Write a .png: input and irradiance side by side, lit spheres below")
+        ->type_name("FILE");
     app.add_option("--preview-width", o.preview_width, "Preview panel width P (the PNG is 2P x P)")
         ->check(whole_number(16, 8192))
         ->capture_default_str();
     app.add_option("--preview-exposure", o.preview_exposure, "Preview exposure (0: automatic)")
         ->check(finite_number(0, true))
         ->capture_default_str();
-    app.add_option("--emit", o.emits, "Write a shader function evaluating the irradiance: LANG glsl or hlsl "
-                                      "(repeatable)")
+    app.add_option("--emit", o.emits, "Write a shader function evaluating the irradiance: LANG glsl (.glsl, "
+                                      ".frag, ...) or hlsl (.hlsl, .hlsli, .fx) (repeatable)")
         ->type_name("LANG FILE")
         ->allow_extra_args(false);
     app.add_option("--specular", o.specular, "Write the GGX-prefiltered specular cube map with its mip chain: one "
-                                             "mip-mapped EXR, or one EXR a level with {level} in the name")
-        ->type_name("FILE.exr");
+                                             "mip-mapped .exr, one .exr a level with {level} in the name, or a .ktx2")
+        ->type_name("FILE");
     app.add_option("--specular-size", o.specular_size, "Face size of the specular chain's level 0 (a power of two)")
         ->check(one_of(power_of_two_words(1024)))
         ->capture_default_str();
@@ -228,15 +214,15 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
                                                              "after, at most 65536)")
         ->check(whole_number(1, 65536))
         ->capture_default_str();
-    app.add_option("--dfg", o.dfg, "Write the split-sum DFG table (.exr float, or .png 16-bit)")->type_name("FILE");
+    app.add_option("--dfg", o.dfg, "Write the split-sum DFG table: .exr (float), .png (16-bit) or .ktx2")->type_name("FILE");
     app.add_option("--dfg-size", o.dfg_size, "DFG table size")->check(whole_number(1, 1024))->capture_default_str();
     app.add_option("--gltf", o.gltf, "Write a glTF (.gltf or .glb) with an EXT_lights_image_based light: the SH "
                                      "irradiance and a GGX chain from --specular-size down to 16x16 as RGBD PNGs")
         ->type_name("FILE");
-    app.add_option("--sh-format", o.sh_formats, "Write the coefficients as an engine takes them: ENGINE threejs "
-                                                "(LightProbe JSON), filament (cmgen's sh.txt, pre-scaled), "
-                                                "filament-irradiance, unity (SphericalHarmonicsL2 JSON), babylon "
-                                                "(SphericalPolynomial JSON) (repeatable)")
+    app.add_option("--sh-format", o.sh_formats, "Write the order-3 coefficients as an engine takes them: ENGINE "
+                                                "threejs (LightProbe .json), filament (cmgen's sh.txt, pre-scaled: "
+                                                ".txt), filament-irradiance (.txt), unity (SphericalHarmonicsL2 .json), "
+                                                "babylon (SphericalPolynomial .json) (repeatable)")
         ->type_name("ENGINE FILE")
         ->allow_extra_args(false);
     app.add_option("--ktx-format", o.ktx_format, "Texel format of .ktx2 outputs: rgba16f, rgba32f, b10g11r11, e5b9g9r9")
@@ -270,10 +256,11 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
                                        "JOB_COMPLETION_INDEX and BAKE_SHARD_COUNT")
         ->type_name("K/N|auto");
     app.add_option("--merge-reports", o.merge_reports, "Join the reports (given as inputs) of a sharded batch's tasks "
-                                                       "into OUT: every input once, or exit 3 naming what is missing")
-        ->type_name("OUT.json");
-    app.add_option("--depfile", o.depfile, "Write a Make/Ninja depfile: each input's outputs depend on every file "
-                                           "read for it")
+                                                       "into this .json: every input once, or exit 3 naming what is "
+                                                       "missing")
+        ->type_name("FILE");
+    app.add_option("--depfile", o.depfile, "Write a Make/Ninja depfile (.d or .dep): each input's outputs depend on "
+                                           "every file read for it")
         ->type_name("FILE");
     app.add_flag("--skip-unchanged", o.skip_unchanged, "Skip an input whose outputs were baked from the same input "
                                                        "bytes, options and tool version (a manifest beside them says)");
@@ -342,6 +329,11 @@ void check_output_names(const Options& o) {
     for (const auto& [engine, file] : o.sh_formats) {
         if (!parse_sh_engine(engine))
             throw CLI::ValidationError("--sh-format", "'" + engine + "' is not one of threejs, filament, filament-irradiance, unity, babylon");
+        // Filament's sh.txt is text as cmgen writes it; the others are JSON.
+        const char* extension = engine.rfind("filament", 0) == 0 ? ".txt" : ".json";
+        if (!has_extension(file, extension))
+            throw CLI::ValidationError("--sh-format", "'" + file + "' must end in " + extension + " (--sh-format " + engine +
+                                                          " writes " + (extension[1] == 't' ? "text" : "JSON") + ")");
         check_file_name(file, "--sh-format");
     }
     if (!o.dfg.empty()) {
@@ -356,10 +348,14 @@ void check_output_names(const Options& o) {
         check_file_name(o.preview, "--preview");
     }
     if (!o.report.empty()) {
+        if (!has_extension(o.report, ".json"))
+            throw CLI::ValidationError("--report", "'" + o.report + "' must end in .json (the report is JSON)");
         check_file_name(o.report, "--report");
         check_no_placeholder(o.report, "--report");
     }
     if (!o.depfile.empty()) {
+        if (!has_extension(o.depfile, ".d") && !has_extension(o.depfile, ".dep"))
+            throw CLI::ValidationError("--depfile", "'" + o.depfile + "' must end in .d or .dep (a Make/Ninja depfile)");
         check_file_name(o.depfile, "--depfile");
         check_no_placeholder(o.depfile, "--depfile");
     }
@@ -394,9 +390,13 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
                                        : std::any_of(o.outputs.begin(), o.outputs.end(), needs_map);
     const bool map_made = map_written || o.compare;  // --compare compares the maps too
     if (!map_made) {
+        std::string map_formats;  // ".exr or .ktx2", from the registry
+        for (const OutputFormat& f : output_formats())
+            if (f.needs_map) map_formats += std::string(map_formats.empty() ? "" : " or ") + f.extension;
+        const std::string why = "without an irradiance map (an " + map_formats + " output, or --compare)";
         for (const char* option : {"--size", "--output-layout"})
-            if (given(option)) refuse(option, "without an irradiance map (an .exr output, or --compare)");
-        if (o.irradiance == "exact") refuse("--irradiance", "(exact) without an irradiance map (an .exr output, or --compare)");
+            if (given(option)) refuse(option, why);
+        if (o.irradiance == "exact") refuse("--irradiance", "(exact) " + why);
     }
     if (given("--tolerance") && !o.compare && o.golden.empty()) refuse("--tolerance", "without --compare or --golden");
     if (given("--abs-tolerance") && o.golden.empty()) refuse("--abs-tolerance", "without --golden");
@@ -404,6 +404,16 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
         for (const char* option : {"--specular-size", "--specular-samples"})
             if (given(option)) refuse(option, "without --specular or --gltf");
     if (given("--dfg-size") && o.dfg.empty()) refuse("--dfg-size", "without --dfg");
+    // --gltf's chain runs from --specular-size down to 16x16 (roughness 1 there): below 32 it would
+    // be one level, a mirror, with no rough reflections at all.
+    if (!o.gltf.empty() && o.specular_size < 2 * kGltfLastSize)
+        throw CLI::ValidationError("--specular-size", std::to_string(o.specular_size) + " leaves --gltf one level (its chain runs "
+                                                      "down to 16x16, roughness 1 there): give 32 or more");
+    // Every engine layout of --sh-format is order 3: an order-5 bake writes its first 9 there.
+    if (o.order == 5)
+        for (const auto& [engine, file] : o.sh_formats)
+            warnings.push_back("warning: --sh-format " + engine + " takes order 3: " + file +
+                               " holds the first 9 of the 25 coefficients of --order 5");
     auto is_ktx2 = [](const std::string& n) { return has_extension(n, ".ktx2"); };
     const bool ktx_map_written = std::any_of(o.outputs.begin(), o.outputs.end(), is_ktx2) ||
                                  std::any_of(o.names.begin(), o.names.end(), is_ktx2);
@@ -445,6 +455,8 @@ void check_merge_mode(const CLI::App& app, const Options& o) {
             throw CLI::ValidationError("--merge-reports", "joins reports: --" + name + " has no effect with it");
     }
     check_file_name(o.merge_reports, "--merge-reports");
+    if (!has_extension(o.merge_reports, ".json"))
+        throw CLI::ValidationError("--merge-reports", "'" + o.merge_reports + "' must end in .json (the merged report is JSON)");
 }
 
 void check_inputs_and_outputs(const Options& o) {
@@ -528,33 +540,54 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
     return parsed;
 }
 
-// The options that shape an input's outputs, as canonical text (--skip-unchanged's manifests): a
-// change of any of them bakes again. The output names are in the manifest themselves.
-std::string options_fingerprint(const Options& o) {
+namespace {
+
+// The options that shape an input's outputs (--skip-unchanged's manifests: a change of any of them
+// bakes again; the output names are in the manifest themselves).
+nlohmann::json output_options(const Options& o) {
     nlohmann::json emits = nlohmann::json::array();
     for (const auto& [lang, file] : o.emits) emits.push_back(lang);
     nlohmann::json sh_formats = nlohmann::json::array();
     for (const auto& [engine, file] : o.sh_formats) sh_formats.push_back(engine);
-    return nlohmann::json{{"order", o.order},
-                          {"size", o.size},
-                          {"irradiance", o.irradiance},
-                          {"window", o.window},
-                          {"window_cutoff", o.window_cutoff},
-                          {"layout", o.layout},
-                          {"output_layout", o.output_layout},
-                          {"device", o.device},
-                          {"clamp_negative", o.clamp_negative},
-                          {"replace_nonfinite", o.replace_nonfinite},
-                          {"specular_size", o.specular_size},
-                          {"specular_samples", o.specular_samples},
-                          {"preview_width", o.preview_width},
-                          {"preview_exposure", o.preview_exposure},
-                          {"emit", emits},
-                          {"sh_format", sh_formats},
-                          {"ktx_format", o.ktx_format},
-                          {"ktx_zstd", o.ktx_zstd},
-                          {"ktx_convention", o.ktx_convention}}
-        .dump();
+    return {{"order", o.order},
+            {"size", o.size},
+            {"irradiance", o.irradiance},
+            {"window", o.window},
+            {"window_cutoff", o.window_cutoff},
+            {"layout", o.layout},
+            {"output_layout", o.output_layout},
+            {"device", o.device},
+            {"clamp_negative", o.clamp_negative},
+            {"replace_nonfinite", o.replace_nonfinite},
+            {"specular_size", o.specular_size},
+            {"specular_samples", o.specular_samples},
+            {"preview_width", o.preview_width},
+            {"preview_exposure", o.preview_exposure},
+            {"emit", emits},
+            {"sh_format", sh_formats},
+            {"ktx_format", o.ktx_format},
+            {"ktx_zstd", o.ktx_zstd},
+            {"ktx_convention", o.ktx_convention}};
+}
+
+}  // namespace
+
+nlohmann::json command_json(const Options& o) {
+    nlohmann::json names = nlohmann::json::array();
+    for (const auto& [lang, file] : o.emits) names.push_back({{"--emit", file}});
+    for (const auto& [engine, file] : o.sh_formats) names.push_back({{"--sh-format", file}});
+    return {{"options", output_options(o)},
+            {"outputs", o.outputs},
+            {"out_dir", o.out_dir},
+            {"names", o.names},
+            {"golden", o.golden},
+            {"preview", o.preview},
+            {"specular", o.specular},
+            {"gltf", o.gltf},
+            {"dfg", o.dfg},
+            {"files_of", names},
+            {"skip_unchanged", o.skip_unchanged},
+            {"fail_fast", o.fail_fast}};
 }
 
 BakeSettings bake_settings(const Options& o) {
@@ -585,7 +618,7 @@ BakeSettings bake_settings(const Options& o) {
     s.preview_exposure = o.preview_exposure;
     s.threads = o.threads;
     s.generator = std::string(kTool) + " " + BAKE_VERSION;
-    if (o.skip_unchanged) s.fingerprint = options_fingerprint(o);
+    if (o.skip_unchanged) s.fingerprint = output_options(o).dump();
     return s;
 }
 

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "bake_settings.h"
 #include "image_io.h"
 
@@ -85,6 +87,11 @@ struct ParsedCommandLine {
 // set usage_error and exit_code = 2 with the options filled in, so that the caller can still
 // write the run's report.
 ParsedCommandLine parse_command_line(int argc, char** argv);
+
+// What shapes the outputs of a run, as the report states it: the options that change them and
+// every output name as given (not --shard, --report, --jobs, --threads): the tasks of one sharded
+// command state the same.
+nlohmann::json command_json(const Options& o);
 
 // What the options ask of each bake.
 BakeSettings bake_settings(const Options& o);

@@ -231,7 +231,7 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
         glDispatchCompute(static_cast<GLuint>(n), static_cast<GLuint>(n), 6);  // a work group a texel
         m.timer.end();
         check_gl("the specular prefilter pass");
-        stage_progress::advance();
+        stage_progress::advance(kSpecularProgressUnits);
     }
     trace_event("specular levels queued");
     // The levels' copy into host-visible memory queued right behind them, with a fence: level_zero

@@ -13,6 +13,7 @@
 
 #include "atomic_file.h"
 #include "errors.h"
+#include "file_guard.h"
 
 namespace bake {
 
@@ -120,6 +121,7 @@ void ProgramCache::store(GLuint program, const std::string& source) {
         return;
     }
     if (!folder_made_ && !make_folders(folder_)) return;
+    if (!folder_made_) allow_writes_under(folder_);  // the cache's own files, never a user's (file_guard.h)
     folder_made_ = true;
     const std::string key = driver_id_ + "\n" + source;
     const std::uint32_t format32 = format;

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "file_guard.h"
+
 namespace bake {
 
 namespace {
@@ -31,7 +33,7 @@ FileDigest digest_file(const std::string& path) {
     XXH64_reset(state.s, 0);
     std::vector<char> buffer(std::size_t{1} << 20);
     FileDigest d;
-    d.file = path;
+    d.file = path_key(path);
     for (std::size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), f.get())) > 0;) {
         XXH64_update(state.s, buffer.data(), n);
         d.size += n;
@@ -44,6 +46,15 @@ FileDigest digest_file(const std::string& path) {
 }
 
 std::string manifest_path(const std::string& first_output) { return first_output + ".bake.json"; }
+
+void remove_manifest(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const nlohmann::json m = nlohmann::json::parse(ss.str(), nullptr, false);
+    if (m.is_object() && m.contains("manifest_version") && m.contains("outputs")) std::remove(path.c_str());
+}
 
 std::string manifest_text(const std::string& generator, const std::string& fingerprint,
                           const std::vector<FileDigest>& inputs, const std::vector<FileDigest>& outputs) {
@@ -79,7 +90,7 @@ bool outputs_unchanged(const std::string& path, const std::string& generator, co
         if (!listed.is_array() || listed.size() != files.size()) return no(std::string("the ") + what + " changed");
         for (std::size_t i = 0; i < files.size(); ++i) {
             const nlohmann::json& e = listed[i];
-            if (!e.is_object() || e.value("file", "") != files[i]) return no(std::string("the ") + what + " changed");
+            if (!e.is_object() || e.value("file", "") != path_key(files[i])) return no(std::string("the ") + what + " changed");
             FileDigest now;
             try {
                 now = digest_file(files[i]);

@@ -12,7 +12,7 @@
 namespace bake {
 
 struct FileDigest {
-    std::string file;
+    std::string file;  // absolute (file_guard.h's path_key): the same file from any working folder
     std::uint64_t size = 0;
     std::string xxh64;  // 16 hex digits
 };
@@ -26,6 +26,10 @@ std::string manifest_path(const std::string& first_output);
 // The manifest's text (JSON).
 std::string manifest_text(const std::string& generator, const std::string& fingerprint,
                           const std::vector<FileDigest>& inputs, const std::vector<FileDigest>& outputs);
+
+// Removes the file at `path` if it is a manifest (an older bake's, beside an output that is no
+// longer the first); anything else there is left alone.
+void remove_manifest(const std::string& path);
 
 // Whether the outputs listed in the manifest at `path` are what baking `inputs` with
 // `fingerprint` by `generator` would write now. `reason`: why not (or "unchanged").

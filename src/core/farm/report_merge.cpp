@@ -1,6 +1,7 @@
 #include "report_merge.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -14,16 +15,38 @@ namespace {
 
 using nlohmann::json;
 
+// Where a parse stopped, in the file's own terms: "truncated after line 18" when the text ended
+// early, else "not JSON at line 3, column 7".
+std::string parse_failure(const std::string& text, std::size_t byte) {
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < std::min(byte, text.size()); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    if (byte >= text.size()) return text.empty() ? "empty" : "truncated after line " + std::to_string(line);
+    return "not JSON at line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
 json read_report(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a folder, not a report");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path + ": cannot open");
     std::stringstream ss;
     ss << in.rdbuf();
+    const std::string text = ss.str();
     json j;
     try {
-        j = json::parse(ss.str());
-    } catch (const json::exception& e) {
-        throw InputError(path + ": malformed JSON: " + one_line(e.what()));
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        // e.byte counts from 1, at the character that broke the parse.
+        throw InputError(path + ": " + parse_failure(text, e.byte > 0 ? e.byte - 1 : 0));
+    } catch (const json::exception&) {
+        throw InputError(path + ": not a report (unreadable JSON)");
     }
     if (!j.is_object() || j.value("generator", "") != "bake-irradiance" || !j.contains("files") || !j["files"].is_array())
         throw InputError(path + ": not a bake-irradiance report");
@@ -32,6 +55,21 @@ json read_report(const std::string& path) {
         !shard.value("inputs", json()).is_number_integer())
         throw InputError(path + ": not the report of a shard (--shard K/N)");
     return j;
+}
+
+// The first key in which two reports' commands differ, for the message.
+std::string command_difference(const json& a, const json& b) {
+    if (!a.is_object() || !b.is_object()) return "one states no command: written by an older version";
+    for (const auto& [key, value] : a.items()) {
+        if (!b.contains(key)) return "its " + key + " is missing";
+        if (value.is_object() && b[key].is_object()) {
+            for (const auto& [k, v] : value.items())
+                if (!b[key].contains(k) || b[key][k] != v) return k + " differs";
+        } else if (b[key] != value) {
+            return key + " differs";
+        }
+    }
+    return "its command has other keys";
 }
 
 }  // namespace
@@ -49,9 +87,15 @@ json merge_reports(const std::vector<std::string>& paths) {
     for (std::size_t r = 0; r < reports.size(); ++r) {
         const json& rep = reports[r];
         const std::string& path = paths[r];
-        if (rep["shard"]["count"] != count || rep["shard"]["inputs"] != inputs || rep["settings"] != first["settings"])
+        if (rep["shard"]["count"] != count || rep["shard"]["inputs"] != inputs)
             throw std::runtime_error(path + " is the report of another command than " + paths.front() +
-                                     " (shard count, inputs or settings differ)");
+                                     " (its shard count or input count differs)");
+        // The options and output names: a report of the same inputs baked otherwise is no shard of
+        // this command (a task's resolved --jobs may differ by node: not compared).
+        if (!rep.contains("command") || !first.contains("command") || rep["command"] != first["command"])
+            throw std::runtime_error(path + " is the report of another command than " + paths.front() +
+                                     " (" + command_difference(first.value("command", json()), rep.value("command", json())) +
+                                     ")");
         const int index = rep["shard"]["index"];
         if (const auto [it, fresh] = shard_file.emplace(index, path); !fresh)
             throw std::runtime_error("shard " + std::to_string(index) + " of " + std::to_string(count) + " twice: " +

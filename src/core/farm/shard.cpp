@@ -10,24 +10,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int parse_int(const std::string& text, const char* what) {
-    std::size_t used = 0;
-    long v = -1;
-    try {
-        v = std::stol(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || text.empty() || v < 0 || v > 1000000)
-        throw std::invalid_argument(std::string(what) + " '" + text + "' is not a whole number");
-    return static_cast<int>(v);
+// A count or an index as plain digits: no sign, no spaces (one rule, wherever it is written).
+int parse_int(const std::string& text, const std::string& what) {
+    const bool digits = !text.empty() && text.size() <= 7 && text.find_first_not_of("0123456789") == std::string::npos;
+    if (digits) return std::stoi(text);
+    if (text.size() > 1 && text[0] == '-' && text.find_first_not_of("0123456789", 1) == std::string::npos)
+        throw std::invalid_argument(what + " '" + text + "' must be 0 or more");
+    throw std::invalid_argument(what + " '" + text + "' is not a whole number (digits only, no spaces)");
 }
 
 Shard checked(Shard s, const std::string& from) {
-    if (s.count < 1 || s.count > 100000) throw std::invalid_argument(from + ": a shard count from 1 to 100000");
+    if (s.count < 1 || s.count > 100000)
+        throw std::invalid_argument(from + "a shard count from 1 to 100000, not " + std::to_string(s.count));
     if (s.index >= s.count)
-        throw std::invalid_argument(from + ": shard " + std::to_string(s.index) + " of " + std::to_string(s.count) +
-                                    " (shards are numbered from 0)");
+        throw std::invalid_argument(from + "shard " + std::to_string(s.index) + " of " + std::to_string(s.count) +
+                                    " does not exist (shards are numbered from 0 to " + std::to_string(s.count - 1) + ")");
     return s;
 }
 
@@ -40,24 +37,25 @@ Shard checked(Shard s, const std::string& from) {
 Shard slurm_shard(const std::function<std::optional<std::string>(const char*)>& env) {
     const long long id = parse_int(*env("SLURM_ARRAY_TASK_ID"), "SLURM_ARRAY_TASK_ID");
     const auto count_text = env("SLURM_ARRAY_TASK_COUNT");
-    if (!count_text) throw std::invalid_argument("--shard auto: SLURM_ARRAY_TASK_ID without SLURM_ARRAY_TASK_COUNT");
+    if (!count_text) throw std::invalid_argument("auto: SLURM_ARRAY_TASK_ID without SLURM_ARRAY_TASK_COUNT");
     const long long count = parse_int(*count_text, "SLURM_ARRAY_TASK_COUNT");
+    if (count < 1) throw std::invalid_argument("auto (Slurm): SLURM_ARRAY_TASK_COUNT=" + *count_text + ": an array has at least one task");
     const auto min_text = env("SLURM_ARRAY_TASK_MIN"), max_text = env("SLURM_ARRAY_TASK_MAX"),
                step_text = env("SLURM_ARRAY_TASK_STEP");
     const long long first = min_text ? parse_int(*min_text, "SLURM_ARRAY_TASK_MIN") : 0;
     const long long step = step_text ? parse_int(*step_text, "SLURM_ARRAY_TASK_STEP") : 1;
-    if (step < 1) throw std::invalid_argument("--shard auto (Slurm): SLURM_ARRAY_TASK_STEP=0");
+    if (step < 1) throw std::invalid_argument("auto (Slurm): SLURM_ARRAY_TASK_STEP=0");
     const long long last = max_text ? parse_int(*max_text, "SLURM_ARRAY_TASK_MAX") : first + step * (count - 1);
     const std::string shape = "SLURM_ARRAY_TASK_MIN=" + std::to_string(first) + ", _MAX=" + std::to_string(last) +
                               ", _STEP=" + std::to_string(step) + ", _COUNT=" + std::to_string(count);
-    if (count < 1 || last != first + step * (count - 1))
-        throw std::invalid_argument("--shard auto (Slurm): the array is not one evenly stepped range (" + shape +
+    if (last != first + step * (count - 1))
+        throw std::invalid_argument("auto (Slurm): the array is not one evenly stepped range (" + shape +
                                     "; a list such as --array=1,3,8 makes this): submit --array=0-" +
-                                    std::to_string(std::max(count, 1LL) - 1) + ", or give each task --shard K/N");
+                                    std::to_string(count - 1) + ", or give each task --shard K/N");
     if (id < first || id > last || (id - first) % step != 0)
-        throw std::invalid_argument("--shard auto (Slurm): SLURM_ARRAY_TASK_ID=" + std::to_string(id) +
+        throw std::invalid_argument("auto (Slurm): SLURM_ARRAY_TASK_ID=" + std::to_string(id) +
                                     " is not in the array (" + shape + ")");
-    return checked({static_cast<int>((id - first) / step), static_cast<int>(count)}, "--shard auto (Slurm)");
+    return checked({static_cast<int>((id - first) / step), static_cast<int>(count)}, "auto (Slurm): ");
 }
 
 }  // namespace
@@ -68,16 +66,16 @@ Shard parse_shard(const std::string& text, const std::function<std::optional<std
         if (const auto index = env("JOB_COMPLETION_INDEX")) {
             const auto count = env("BAKE_SHARD_COUNT");
             if (!count)
-                throw std::invalid_argument("--shard auto: JOB_COMPLETION_INDEX needs BAKE_SHARD_COUNT (the Job's completions)");
+                throw std::invalid_argument("auto: JOB_COMPLETION_INDEX needs BAKE_SHARD_COUNT (the Job's completions)");
             return checked({parse_int(*index, "JOB_COMPLETION_INDEX"), parse_int(*count, "BAKE_SHARD_COUNT")},
-                           "--shard auto (Kubernetes)");
+                           "auto (Kubernetes): ");
         }
-        throw std::invalid_argument("--shard auto: no SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX in the environment");
+        throw std::invalid_argument("auto: no SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX in the environment");
     }
     const std::size_t slash = text.find('/');
     if (slash == std::string::npos) throw std::invalid_argument("'" + text + "' is not K/N or auto");
     return checked({parse_int(text.substr(0, slash), "the shard"), parse_int(text.substr(slash + 1), "the shard count")},
-                   "--shard " + text);
+                   "'" + text + "': ");
 }
 
 std::uint64_t fnv1a64(const std::string& bytes) {

@@ -12,10 +12,12 @@
 #include <exception>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "errors.h"
+#include "file_guard.h"
 #include "pending_files.h"
 
 namespace bake {
@@ -180,6 +182,9 @@ void write_atomically(const std::string& path,
     std::string dir, name;
     split_path(path, dir, name);
     if (name.empty() || name == "." || name == "..") fail(path, "not a file name");
+    // Every output goes through the guard (file_guard.h): a file nobody declared is a bug.
+    if (!write_declared(path))
+        throw std::logic_error(path + ": written without being declared to the file guard (file_guard.h)");
 
     // Check the destination before doing any work, to give the clearest message.
     struct stat st {};

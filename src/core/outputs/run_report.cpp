@@ -72,6 +72,7 @@ json to_json(const RunReport& r) {
         {"exit_code", r.exit_code},
         {"summary", {{"files", static_cast<int>(r.files.size())}, {"ok", ok}, {"failed", failed}, {"skipped", skipped}}},
         {"settings", r.settings},
+        {"command", r.command},
         {"gpu",
          {{"backend", string_or_null(r.gpu_backend)},
           {"renderer", string_or_null(r.gpu_renderer)},

@@ -49,6 +49,8 @@ struct RunReport {
     std::string version;               // the tool's version
     int exit_code = 0;
     nlohmann::json settings;           // {order, device, output_layout, size, tolerance, abs_tolerance, jobs, fail_fast}
+    nlohmann::json command;            // what shapes the outputs: the options and output names (--merge-reports
+                                       // joins only the reports of one command)
     std::string gpu_backend, gpu_renderer, gpu_version;  // empty when no context was opened
     double total_ms = 0;
     std::string interrupted;            // the signal that stopped the run ("SIGINT"), empty if none

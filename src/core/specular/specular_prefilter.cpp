@@ -355,7 +355,9 @@ std::vector<CubeMap> prefilter_specular_sampled(const SpecularInput& input, cons
         const std::vector<float> parts = specular_bright_parts(input, roughness);
         const double inv_lobe = 1.0 / specular_lobe_integral(alpha);
         CubeMap m(n);
+        const long long row_units = std::max(1LL, kSpecularProgressUnits / (6LL * n));
         parallel_for(6 * n, resolve_threads(threads, 6 * n), [&](int task) {
+            stage_progress::advance(row_units);  // a stop asked for ends the level here
             const int face = task / n, row = task % n;
             for (int col = 0; col < n; ++col) {
                 const Vec3 nd = cube_texel_direction(face, row, col, n);
@@ -385,7 +387,6 @@ std::vector<CubeMap> prefilter_specular_sampled(const SpecularInput& input, cons
             }
         });
         chain.push_back(std::move(m));
-        stage_progress::advance();
     }
     return chain;
 }

@@ -21,6 +21,11 @@
 
 namespace bake {
 
+// Progress units of one step of the chain (the source, or one level after the first: each costs
+// about the same, samples x4 where texels /4). 6 x 1024: a whole number of units for each of a
+// level's 6n rows, so that a level of the CPU path advances row by row (minutes at 1024^2).
+constexpr long long kSpecularProgressUnits = 6 * 1024;
+
 struct SpecularSettings {
     int base_size = 256;      // face size of level 0 (a power of two)
     int last_size = 1;        // face size of the last level (a power of two, at most base_size): roughness 1 there

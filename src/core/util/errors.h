@@ -16,6 +16,11 @@ enum ExitCode : int {
     kExitGoldenMismatch = 7,   // --golden: result differs from the golden file beyond tolerance
 };
 
+// A command line that cannot run as written (exit 2); what() is one line: "<option>: <problem>".
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 // A problem with an input file; what() is one line: "<file>: <problem>".
 struct InputError : std::runtime_error {
     using std::runtime_error::runtime_error;
