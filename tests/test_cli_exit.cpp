@@ -1,9 +1,7 @@
-// The process's end (src/cli/detached_exit.h): the release of what the process holds is left to
-// a helper that shares its memory and descriptors, and the standard streams, with every other
-// descriptor of the same pipe, are closed first. Through the real binary with its stdout and
-// stderr on pipes, and a second copy of the stderr pipe inherited at descriptor 5 (as a library's
-// copy of stderr would be): both pipes reach their end, every line arrives, and the exit code
-// and outputs are those of the run, for a bake and for a refused input.
+// The process's end, through the real binary with its stdout and stderr on pipes and a second copy
+// of the stderr pipe inherited at descriptor 5 (as a library's copy of stderr would be): both
+// pipes reach their end, every line arrives, and the exit code and outputs are those of the run,
+// for a bake and for a refused input.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>

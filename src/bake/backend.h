@@ -55,48 +55,36 @@ public:
                                               double& ms) = 0;
     // The irradiance map of SH irradiance coefficients at every texel centre; adds its time to `ms`.
     virtual Image sh_irradiance_map(const ShCoefficients& irradiance, const MapShape& shape, double& ms) = 0;
-    // The specular source (specular_prefilter.h's prepare_specular_input): the bright split (`split`
-    // when given: the input's, made where it decoded), the area averages of the input and of the
-    // capped input, their mips. The CPU's unless a backend computes the averages itself (within 1e-6
-    // relative of the CPU's); one may keep them where its prefilter reads them (SpecularInput's
-    // resident_on) unless `cpu_copy` asks for them in memory (--compare reads them).
-    virtual SpecularInput prepare_specular(const Environment& env, int source_size, int threads, const BrightSplit* split,
-                                           bool cpu_copy) {
+    // The specular source (specular_prefilter.h's prepare_specular_input) for the chain of
+    // `settings` (source_size set): the bright split (`split` when given: the input's, made where it
+    // decoded), the area averages of the input and of the capped input, their mips. The CPU's
+    // unless a backend computes the averages itself (within 1e-6 relative of the CPU's); one may
+    // keep them where its prefilter reads them (SpecularInput's resident_on) unless `cpu_copy` asks
+    // for them in memory (--compare reads them).
+    virtual SpecularInput prepare_specular(const Environment& env, const SpecularSettings& settings, int threads,
+                                           const BrightSplit* split, bool cpu_copy) {
         (void)cpu_copy;
-        return prepare_specular_input(env, source_size, threads, kSpecularBrightFactor, kMaxBrightTexels, split);
+        return prepare_specular_input(env, settings.source_size, threads, kSpecularBrightFactor, kMaxBrightTexels, split);
     }
-    // Called before prepare_specular with the chain's settings (source_size set): a backend may
-    // start what depends on them alone (the GPU's sample sets) while the source is made.
-    virtual void plan_specular(const SpecularSettings&, int threads) { (void)threads; }
     // The GGX chain: level 0 the source's area average, the others Karis' estimator over `input`
-    // (its mips in memory, or kept by this backend); adds its time to `ms`.
-    virtual std::vector<CubeMap> prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
-                                                    double& ms) = 0;
-    // After prefilter_specular: input.average_by completed with what was measured after prepare
-    // returned (a source still in flight then).
-    virtual void describe_specular_source(SpecularInput& input) { (void)input; }
+    // (its mips in memory, or kept by this backend); adds its time to `ms`, and completes
+    // input.average_by with what was measured after prepare_specular returned.
+    virtual std::vector<CubeMap> prefilter_specular(SpecularInput& input, const SpecularSettings& settings, double& ms) = 0;
 
-    // Work for the calling thread while this backend waits for its device, called at most once,
-    // in the operations that follow until it is replaced (nullptr: none). The pipeline sets it
-    // around a batch input's specular chain to send the next input meanwhile (send_ahead).
-    virtual void set_while_waiting(std::function<void()> work) { (void)work; }
-    // A batch's next input (next.env) sent to the device behind its work in flight, so that its
-    // own operations need not send its texels; with next.specular and next.split, its specular
-    // source is made there too, right behind the chain being made (the prepare_specular of the same
-    // input, size and cap then takes it). Nothing where the backend keeps no texels. Never throws:
-    // a failure leaves them to that input's own operations.
+    // The one call for overlap across a batch's inputs (batch.h). `next` gives the input after the
+    // one baking once it is decoded (env null while it decodes, or when there is none), valid
+    // during this input's operations: its specular chain's settings when it would be baked too.
+    // A backend that keeps texels may stage them at once (on a worker), send them while it waits
+    // for this input's specular chain and queue the next input's specular source behind that
+    // chain; that input's own operations then find them there. Set by Bake for each input; an
+    // empty function: nothing to send, and what was staged is let go. Never throws: a failure
+    // leaves the next input to its own operations.
     struct NextInput {
         const Environment* env = nullptr;
         const BrightSplit* split = nullptr;          // its bright split, made where it decoded
-        const SpecularSettings* specular = nullptr;  // the chain it will bake (nullptr: none, or not ahead)
+        const SpecularSettings* specular = nullptr;  // the chain it will bake (nullptr: none)
     };
-    virtual void send_ahead(const NextInput& next) { (void)next; }
-    // Before send_ahead, while this input's first stages run: the next input's texels copied
-    // toward the device on a worker thread where the backend stages them in host memory, so that
-    // send_ahead only queues their copies; unstage() waits for that copy and forgets it (before
-    // env's texels go). Never throws.
-    virtual void stage_ahead(const Environment& env) { (void)env; }
-    virtual void unstage() {}
+    virtual void set_next_input(std::function<NextInput()> next) { (void)next; }
 };
 
 }  // namespace bake

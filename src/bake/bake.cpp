@@ -56,25 +56,12 @@ void check_float_range(const std::string& label, const BakeRecord& record, const
 
 }  // namespace
 
-namespace {
-// A backend's while-waiting work for one operation: cleared after it, a throw included.
-class WhileWaiting {
-public:
-    WhileWaiting(Backend& b, std::function<void()> work) : b_(b) { b_.set_while_waiting(std::move(work)); }
-    ~WhileWaiting() { b_.set_while_waiting(nullptr); }
-    WhileWaiting(const WhileWaiting&) = delete;
-    WhileWaiting& operator=(const WhileWaiting&) = delete;
-
-private:
-    Backend& b_;
-};
-}  // namespace
 
 Bake::~Bake() {
-    if (GpuBackend* gpu = devices_.gpu()) gpu->unstage();
+    if (GpuBackend* gpu = devices_.gpu()) gpu->set_next_input({});
 }
 
-// Whether a batch input's chain sends the next input to the device (Backend::send_ahead): not when
+// Whether a batch input's backend is handed the next input (Backend::set_next_input): not when
 // something after the chain still reads this input's texels or source there (--compare, --gltf).
 bool Bake::sends_ahead(const BakeJob& job) const {
     return next_input_ && !job.specular.empty() && !s_.compare && job.gltf.empty();
@@ -114,10 +101,14 @@ BakeOutcome Bake::compute(const BakeJob& job, const std::function<LoadedInput()>
         rep.warnings.push_back(w);
         log_.warning(w);
     }
-    // The next input's texels copied toward the device while this one's first stages run (its
-    // send_ahead, in the specular stage, then only queues their copies).
+    // The next input for the backend of the specular chain, from now: it may stage its texels while
+    // this input's first stages run, and send them while it makes this input's chain.
     if (sends_ahead(job))
-        if (const LoadedInput* next = next_input_()) devices_.backend_for(Operation::Specular).stage_ahead(next->env);
+        devices_.backend_for(Operation::Specular).set_next_input([this]() -> Backend::NextInput {
+            const LoadedInput* next = next_input_();
+            if (!next) return {};
+            return {&next->env, next->bright ? &*next->bright : nullptr, &s_.specular};
+        });
     project(st);
     // The specular stage runs beside the analysis' CPU half (the exact irradiance at the report's
     // directions: 4-8 ms on the H200 machine) unless --compare reads the analysis first: the
@@ -270,16 +261,8 @@ void Bake::specular(State& st) {
     log_.stage("specular");
     // The bright split was made where the input decoded; --compare reads the source in memory.
     const BrightSplit* split = st.loaded.bright ? &*st.loaded.bright : nullptr;
-    const bool send_ahead = sends_ahead(st.job);
     if (!st.job.specular.empty())
         st.specular = devices_.run(Operation::Specular, st.job.label, [&](Backend& b) {
-            if (send_ahead)  // the next input, when it was still decoding at compute's start
-                if (const LoadedInput* next = next_input_()) b.stage_ahead(next->env);
-            const WhileWaiting ahead(b, send_ahead ? std::function<void()>([this, &b] {
-                if (const LoadedInput* next = next_input_())
-                    b.send_ahead({&next->env, next->bright ? &*next->bright : nullptr, &s_.specular});
-            })
-                                                   : nullptr);
             return bake_specular(st.loaded.env, s_.specular, b, s_.threads, nullptr, split, s_.compare);
         });
     if (!st.job.gltf.empty()) {

@@ -60,7 +60,7 @@ void release_written(BakeOutcome& outcome);
 class Bake {
 public:
     Bake(const BakeSettings& settings, Devices& devices, BakeLog& log) : s_(settings), devices_(devices), log_(log) {}
-    ~Bake();  // the next input's texels no longer staged (Backend::unstage): they may go after this
+    ~Bake();  // the next input let go (Backend::set_next_input): its texels may go after this
     Bake(const Bake&) = delete;
     Bake& operator=(const Bake&) = delete;
 
@@ -78,9 +78,9 @@ public:
     void conclude(const BakeJob& job, const BakeOutcome& outcome, FileReport& rep);
 
     // In a batch: the next input once decoded (nullptr while it decodes, or when there is none),
-    // looked at without waiting. Its texels, and its specular source, then go to the device while
-    // it makes this input's specular chain (Backend::send_ahead), unless something after the chain
-    // still reads this input's texels or source there (--compare, --gltf).
+    // looked at without waiting. It is handed to the backend of the specular chain at each input's
+    // start (Backend::set_next_input), unless something after the chain still reads this input's
+    // texels or source there (--compare, --gltf).
     void set_next_input(std::function<const LoadedInput*()> next) { next_input_ = std::move(next); }
 
 private:

@@ -29,7 +29,7 @@ Image CpuBackend::sh_irradiance_map(const ShCoefficients& irradiance, const MapS
     return map;
 }
 
-std::vector<CubeMap> CpuBackend::prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
+std::vector<CubeMap> CpuBackend::prefilter_specular(SpecularInput& input, const SpecularSettings& settings,
                                                     double& ms) {
     // bake_specular never hands the CPU a source another backend kept.
     if (input.mips.empty()) throw std::logic_error("CpuBackend::prefilter_specular: the source is not in memory");

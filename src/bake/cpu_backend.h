@@ -13,7 +13,7 @@ public:
     std::vector<Rgb> exact_irradiance(const IrradianceCells& cells, const std::vector<Vec3>& directions,
                                       double& ms) override;
     Image sh_irradiance_map(const ShCoefficients& irradiance, const MapShape& shape, double& ms) override;
-    std::vector<CubeMap> prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
+    std::vector<CubeMap> prefilter_specular(SpecularInput& input, const SpecularSettings& settings,
                                             double& ms) override;
 
 private:

@@ -1,6 +1,11 @@
 #include "devices.h"
 
+#include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include "image_io.h"
 
 namespace bake {
 
@@ -15,7 +20,30 @@ bool software_renderer(const std::string& renderer) {
     return false;
 }
 
+bool gpu_device_present() {
+    if (const char* hook = std::getenv("BAKE_TEST_SOFTWARE_GL_IS_GPU"); hook && std::string(hook) == "1") return true;
+    std::error_code ec;
+    if (std::filesystem::exists("/dev/nvidiactl", ec)) return true;
+    for (const auto& entry : std::filesystem::directory_iterator("/dev/dri", ec))
+        if (entry.path().filename().string().rfind("renderD", 0) == 0) return true;
+    return false;
+}
+
 }  // namespace
+
+bool gpu_pays_off(const std::vector<BakeJob>& jobs) {
+    if (jobs.size() < 2 || !gpu_device_present()) return false;
+    std::uint64_t limit = std::uint64_t{1} << 27;
+    if (const char* hook = std::getenv("BAKE_TEST_GPU_BATCH_TEXELS"); hook && *hook) limit = std::strtoull(hook, nullptr, 10);
+    std::uint64_t total = 0;
+    for (const BakeJob& job : jobs) {
+        for (const std::string& file : job.faces.empty() ? std::vector<std::string>{job.label} : job.faces)
+            if (const auto size = read_image_size(file); size && size->first > 0 && size->second > 0)
+                total += static_cast<std::uint64_t>(size->first) * static_cast<std::uint64_t>(size->second);
+        if (total >= limit) return true;
+    }
+    return false;
+}
 
 Devices::Devices(DeviceMode mode, bool gpu_work, GlBackend gl, bool debug_output, int threads, Notice notice)
     : mode_(mode), cpu_(threads), notice_(std::move(notice)) {

@@ -90,14 +90,17 @@ Image GpuBackend::sh_irradiance_map(const ShCoefficients& irradiance, const MapS
     return map;
 }
 
-SpecularInput GpuBackend::prepare_specular(const Environment& env, int source_size, int threads, const BrightSplit* split,
-                                           bool cpu_copy) {
+SpecularInput GpuBackend::prepare_specular(const Environment& env, const SpecularSettings& settings, int threads,
+                                           const BrightSplit* split, bool cpu_copy) {
+    stage_next();  // the next input, when it was still decoding at this input's start
+    const int source_size = settings.source_size;
+    specular_->plan(settings, source_size, threads > 0 ? threads : threads_);  // on workers, while the source is made
     // The GPU's exact averages for lat-long inputs (within 1e-6 relative of the CPU's on llvmpipe and
     // on NVIDIA: tests/test_gpu_specular_source.cpp); cube inputs and sizes the GPU cannot take keep
     // the CPU's. BAKE_TEST_CPU_SPECULAR_SOURCE=1 keeps the CPU's always (benchmarks, comparisons).
     const char* cpu_only = std::getenv("BAKE_TEST_CPU_SPECULAR_SOURCE");
     if ((cpu_only && std::string(cpu_only) == "1") || !specular_source_->supports(env, source_size))
-        return Backend::prepare_specular(env, source_size, threads, split, cpu_copy);
+        return Backend::prepare_specular(env, settings, threads, split, cpu_copy);
     // Kept on the GPU (the mips made there, no read back, no upload for the prefilter) unless the
     // CPU needs them; a 1 x 1 source has no mips to make.
     const bool resident = !cpu_copy && source_size >= 2;
@@ -110,7 +113,7 @@ SpecularInput GpuBackend::prepare_specular(const Environment& env, int source_si
         "gpu", threads, kSpecularBrightFactor, kMaxBrightTexels, [&] { specular_source_->upload(env, source_size, threads); },
         split);
     trace_event(resident ? "specular source queued" : "specular source ready");
-    in.average_by = "gpu: " + specular_source_->last_detail();  // resident: completed by describe_specular_source
+    in.average_by = "gpu: " + specular_source_->last_detail();  // resident: completed by prefilter_specular
     if (resident) {
         in.resident_on = name();
         in.resident_generation = specular_source_->resident_generation();
@@ -118,16 +121,7 @@ SpecularInput GpuBackend::prepare_specular(const Environment& env, int source_si
     return in;
 }
 
-void GpuBackend::describe_specular_source(SpecularInput& input) {
-    if (!input.resident_on.empty()) input.average_by = "gpu: " + source_detail_;
-}
-
-void GpuBackend::plan_specular(const SpecularSettings& settings, int threads) {
-    specular_->plan(settings, settings.source_size, threads > 0 ? threads : threads_);
-}
-
-std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
-                                                    double& ms) {
+std::vector<CubeMap> GpuBackend::prefilter_specular(SpecularInput& input, const SpecularSettings& settings, double& ms) {
     std::vector<CubeMap> chain;
     source_detail_ = specular_source_->last_detail();
     if (input.resident_on.empty()) {
@@ -143,11 +137,7 @@ std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, 
             source_ahead_ = {};
             CubeMap zero;
             try {
-                if (while_waiting_) {  // the GPU has the source and the levels to do: ~20 ms at 4k on the H200
-                    const std::function<void()> work = std::move(while_waiting_);
-                    while_waiting_ = nullptr;
-                    work();  // send_ahead: the next input's texels now, its source below
-                }
+                send_next();  // the GPU has the source and the levels to do: ~20 ms at 4k on the H200
                 zero = specular_source_->take_queued_level(settings.base_size);
             } catch (...) {
                 source_ahead_ = {};  // points into the next input
@@ -160,22 +150,42 @@ std::vector<CubeMap> GpuBackend::prefilter_specular(const SpecularInput& input, 
         };
         chain = specular_->prefilter(specular_source_->resident_texture(), specular_source_->resident_size(), level_zero,
                                      input, settings, threads_);
+        input.average_by = "gpu: " + source_detail_;
     }
     trace_event("prefiltered");
     ms += specular_->last_ms();
     return chain;
 }
 
-void GpuBackend::send_ahead(const NextInput& next) {
+void GpuBackend::set_next_input(std::function<NextInput()> next) {
+    next_ = std::move(next);
+    if (next_) stage_next();
+    else projector_->unstage();  // its worker reads the next input's texels: done before they go
+}
+
+// The next input's texels copied into the staging buffers on a worker, where it is decoded (its
+// send_next then only queues their copies).
+void GpuBackend::stage_next() {
+    if (!next_) return;
+    try {
+        const NextInput next = next_();
+        if (next.env && projector_->stage_ahead(*next.env)) trace_event("next input staged");
+    } catch (const std::exception&) {  // a GL failure: send_next copies them itself
+        clear_stale_errors();
+    }
+}
+
+// The next input's texels at once (behind the work in flight); its specular source and bright parts
+// once the chain being made has its source checked (queue_source_ahead).
+void GpuBackend::send_next() {
     source_ahead_ = {};
+    const NextInput next = next_ ? next_() : NextInput{};
     if (!next.env) return;
     const Environment& env = *next.env;
     specular_source_->forget_upload();  // its texels are about to be replaced
     projector_->upload_ahead(env);
     trace_event("next input sent ahead");
-    // BAKE_SOURCE_AHEAD=0 leaves the next source to its own stage (benchmarks: the same binary both ways).
-    const char* off = std::getenv("BAKE_SOURCE_AHEAD");
-    if (!next.specular || !next.split || !projector_->holds(env) || (off && std::string(off) == "0")) return;
+    if (!next.specular || !next.split || !projector_->holds(env)) return;
     const int size = next.specular->source_size > 0 ? next.specular->source_size
                                                     : default_specular_source_size(env, next.specular->base_size);
     try {
@@ -192,20 +202,7 @@ void GpuBackend::send_ahead(const NextInput& next) {
     source_ahead_ = {&env, size, next.split->cap};
 }
 
-void GpuBackend::stage_ahead(const Environment& env) {
-    // BAKE_STAGE_AHEAD=0 leaves the copy to send_ahead (benchmarks: the same binary both ways).
-    const char* off = std::getenv("BAKE_STAGE_AHEAD");
-    if (off && std::string(off) == "0") return;
-    try {
-        if (projector_->stage_ahead(env)) trace_event("next input staged");
-    } catch (const std::exception&) {  // a GL failure: send_ahead copies them itself
-        clear_stale_errors();
-    }
-}
-
-void GpuBackend::unstage() { projector_->unstage(); }
-
-// send_ahead's source behind the chain being made, once its status and level 0 are read. Never
+// The next input's source behind the chain being made, once its status and level 0 are read. Never
 // throws: a failure leaves the source to the input's own stage.
 void GpuBackend::queue_source_ahead() {
     const SourceAhead ahead = std::exchange(source_ahead_, SourceAhead{});

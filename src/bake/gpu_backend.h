@@ -34,21 +34,16 @@ public:
     Image sh_irradiance_map(const ShCoefficients& irradiance, const MapShape& shape, double& ms) override;
     // The area averages of lat-long inputs on the GPU (GpuSpecularSource), the bright split on the CPU
     // while the texels upload (unless given); kept on the GPU with their mips unless `cpu_copy`;
-    // other inputs get the CPU's source (Backend's).
-    SpecularInput prepare_specular(const Environment& env, int source_size, int threads, const BrightSplit* split,
-                                   bool cpu_copy) override;
-    void plan_specular(const SpecularSettings& settings, int threads) override;
-    std::vector<CubeMap> prefilter_specular(const SpecularInput& input, const SpecularSettings& settings,
-                                            double& ms) override;
-    void describe_specular_source(SpecularInput& input) override;
-    // Called in prefilter_specular of a source kept on the GPU, once its levels are queued.
-    void set_while_waiting(std::function<void()> work) override { while_waiting_ = std::move(work); }
-    // The texels at once (behind the work in flight); the specular source and its bright parts
-    // once the chain being made has its source checked (prefilter_specular), so that the GPU makes
-    // the next source while this thread reads the chain back.
-    void send_ahead(const NextInput& next) override;
-    void stage_ahead(const Environment& env) override;
-    void unstage() override;
+    // other inputs get the CPU's source (Backend's). The chain's sample sets are made on workers
+    // meanwhile.
+    SpecularInput prepare_specular(const Environment& env, const SpecularSettings& settings, int threads,
+                                   const BrightSplit* split, bool cpu_copy) override;
+    std::vector<CubeMap> prefilter_specular(SpecularInput& input, const SpecularSettings& settings, double& ms) override;
+    // The next input's texels staged on a worker at once and again at prepare_specular (whichever
+    // finds it decoded), sent once this input's chain is queued, and its specular source queued
+    // behind that chain once the chain's own source is checked, so that the GPU makes the next
+    // source while this thread reads the chain back.
+    void set_next_input(std::function<NextInput()> next) override;
 
     struct ProgramStats {
         std::size_t compiled = 0, cached = 0;
@@ -64,14 +59,16 @@ private:
     std::unique_ptr<GpuIrradianceCells> cells_;
     std::unique_ptr<GpuSpecularPrefilter> specular_;
     std::unique_ptr<GpuSpecularSource> specular_source_;
-    std::function<void()> while_waiting_;
-    // send_ahead's specular source, queued by prefilter_specular (env null: none).
+    std::function<NextInput()> next_;  // set_next_input's
+    // The next input's specular source, queued by prefilter_specular behind this input's chain (env null: none).
     struct SourceAhead {
         const Environment* env = nullptr;
         int size = 0;
         LuminanceCap cap;
     } source_ahead_;
-    std::string source_detail_;  // the last chain's source, for describe_specular_source
+    std::string source_detail_;  // the last chain's source, completed once its chain is made
+    void stage_next();
+    void send_next();
     void queue_source_ahead();
 };
 

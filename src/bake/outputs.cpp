@@ -9,6 +9,8 @@
 
 #include "atomic_file.h"
 #include "file_guard.h"
+#include "dfg.h"
+#include "dfg_files.h"
 #include "engine_sh.h"
 #include "gltf_ibl.h"
 #include "ibl_ktx2.h"
@@ -148,6 +150,13 @@ bool outputs_need_map(const BakeJob& job) {
         const OutputFormat* f = output_format_for(out);
         return f && f->needs_map;
     });
+}
+
+void write_dfg_table(const std::string& path, int size, int threads, const KtxWriteOptions& ktx) {
+    const Image table = compute_dfg_table(size, threads);
+    if (has_extension(path, ".png")) write_dfg_png16(path, table);
+    else if (has_extension(path, ".ktx2")) write_dfg_ktx2(path, table, ktx);
+    else write_dfg_exr(path, table);
 }
 
 namespace {

@@ -64,6 +64,10 @@ std::vector<std::string> input_files(const BakeJob& job);
 // Whether any of the job's -o / --name files needs the irradiance map.
 bool outputs_need_map(const BakeJob& job);
 
+// --dfg: the split-sum table, which depends on no input (written once a run): .png 16-bit, .ktx2,
+// else float EXR.
+void write_dfg_table(const std::string& path, int size, int threads, const KtxWriteOptions& ktx);
+
 // Writes every output of the job as one OutputSet (atomic_file.h): all of them, or none, each
 // target then as it was. Fills rep.outputs, rep.specular, rep.preview and rep.emitted once the
 // set is in place. Throws OutputError naming the file. before_commit (if any) runs once every

@@ -35,14 +35,12 @@ SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Ba
     const Stopwatch source_watch;
     const bool readable = source && (!source->mips.empty() || (source->resident_on == backend.name() && !cpu_copy));
     const bool reuse = readable && source->size == settings.source_size;
-    backend.plan_specular(settings, threads);
-    out.input = reuse ? *source : backend.prepare_specular(env, settings.source_size, threads, split, cpu_copy);
+    out.input = reuse ? *source : backend.prepare_specular(env, settings, threads, split, cpu_copy);
     const SpecularInput& input = out.input;
     stage_progress::advance(kSpecularProgressUnits);
     out.bright_texels = static_cast<int>(input.bright.size());
     out.source_ms = source_watch.ms();
-    out.chain = backend.prefilter_specular(input, settings, out.prefilter_ms);
-    backend.describe_specular_source(out.input);
+    out.chain = backend.prefilter_specular(out.input, settings, out.prefilter_ms);
     out.computed_by = backend.name();
     return out;
 }

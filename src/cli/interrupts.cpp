@@ -49,13 +49,4 @@ void install_interrupt_handlers() {
     ::signal(SIGXFSZ, SIG_IGN);
 }
 
-const char* signal_name(int sig) {
-    switch (sig) {
-        case SIGINT: return "SIGINT";
-        case SIGTERM: return "SIGTERM";
-        case SIGHUP: return "SIGHUP";
-        default: return "a signal";
-    }
-}
-
 }  // namespace bake

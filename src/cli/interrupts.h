@@ -7,11 +7,10 @@
 //     without a checkpoint, ends the process at once by that signal, pending files removed.
 //   SIGXFSZ (a file size limit, `ulimit -f`): ignored, so that the write fails with EFBIG and the
 //     run ends as for any output error: exit 4, one line naming the file, nothing left behind.
+#include "stop_request.h"  // signal_name
+
 namespace bake {
 
 void install_interrupt_handlers();
-
-// "SIGINT", "SIGTERM", ...
-const char* signal_name(int sig);
 
 }  // namespace bake

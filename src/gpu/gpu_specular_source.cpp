@@ -175,13 +175,7 @@ struct GpuSpecularSource::Impl {
     }
 };
 
-GpuSpecularSource::GpuSpecularSource(GpuProjector& projector) : impl_(std::make_unique<Impl>(projector)) {
-    // Tuning knobs for benchmarks (bench/results): BAKE_SOURCE_CAP_RINGS (0: no caps) and
-    // BAKE_SOURCE_CAP_PIECES, as set_cap_split's arguments.
-    const char* rings = std::getenv("BAKE_SOURCE_CAP_RINGS");
-    const char* pieces = std::getenv("BAKE_SOURCE_CAP_PIECES");
-    if (rings || pieces) set_cap_split(rings ? std::atoi(rings) : -1, pieces ? std::atoi(pieces) : 32);
-}
+GpuSpecularSource::GpuSpecularSource(GpuProjector& projector) : impl_(std::make_unique<Impl>(projector)) {}
 
 void GpuSpecularSource::set_cap_split(int rings, int pieces) {
     impl_->split_rings = rings;

@@ -2,6 +2,9 @@
 
 #include <stdexcept>
 
+#include "atomic_file.h"
+#include "errors.h"
+
 namespace bake {
 
 std::string depfile_escape(const std::string& name) {
@@ -30,6 +33,23 @@ std::string depfile_text(const std::vector<DepfileRule>& rules) {
         text += "\n";
     }
     return text;
+}
+
+void write_depfile(const std::string& path, const RunReport& report) {
+    std::vector<DepfileRule> rules;
+    for (const FileReport& f : report.files) {
+        if (f.outputs.empty()) continue;
+        DepfileRule rule{f.outputs, f.files};
+        if (!f.golden.is_null()) rule.prerequisites.push_back(f.golden.value("file", std::string()));
+        rules.push_back(std::move(rule));
+    }
+    std::string text;
+    try {
+        text = depfile_text(rules);
+    } catch (const std::invalid_argument& e) {
+        throw OutputError(path + ": " + e.what());
+    }
+    write_text_atomically(path, text);
 }
 
 }  // namespace bake

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "run_report.h"
+
 namespace bake {
 
 struct DepfileRule {
@@ -20,5 +22,9 @@ std::string depfile_escape(const std::string& name);
 
 // The depfile's text: one rule a line.
 std::string depfile_text(const std::vector<DepfileRule>& rules);
+
+// --depfile: one rule for each input of the report that has its outputs (baked now, or unchanged):
+// they depend on every file read for it. Written atomically; throws OutputError naming the file.
+void write_depfile(const std::string& path, const RunReport& report);
 
 }  // namespace bake
