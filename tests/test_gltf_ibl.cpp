@@ -14,8 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "engine_files.h"
+#include "engine_sh.h"
 #include "errors.h"
 #include "gltf_ibl.h"
+#include "png_reader.h"
 #include "rgbd.h"
 #include "test_support.h"
 
@@ -96,4 +98,70 @@ TEST_CASE("gltf ibl: a chain that is not one is refused, and nothing is left beh
     SECTION("not a power of two") { chain = {CubeMap(12)}; }
     CHECK_THROWS_AS(write_gltf_ibl(dir + "/x.gltf", chain, scene.radiance), OutputError);
     CHECK(std::filesystem::is_empty(dir));
+}
+
+// What Babylon.js's PBR shader sums for a glTF light (EXT_lights_image_based.pure.js:99-102, then
+// SphericalPolynomial.preScaledHarmonics and harmonicsFunctions.js): coefficient_k / pi times its basis
+// constant (sphericalPolynomial.pure.js:45-57, Condon-Shortley signs) times the polynomial, at the normal
+// with z negated (REFLECTIONMAP_OPPOSITEZ, its right-handed scenes). It must be E(n)/pi of our bake.
+TEST_CASE("gltf ibl: irradianceCoefficients are E_lm in Babylon's basis, mirrored in z", "[gltf_ibl]") {
+    const EngineTestScene scene = make_engine_test_scene();
+    const Sh9 c = gltf_irradiance_coefficients(scene.radiance);
+    const double pi = 3.14159265358979323846;
+    const double k[9] = {std::sqrt(1 / (4 * pi)), -std::sqrt(3 / (4 * pi)), std::sqrt(3 / (4 * pi)), -std::sqrt(3 / (4 * pi)),
+                         std::sqrt(15 / (4 * pi)), -std::sqrt(15 / (4 * pi)), std::sqrt(5 / (16 * pi)), -std::sqrt(15 / (4 * pi)),
+                         std::sqrt(15 / (16 * pi))};
+    double worst = 0, max_e = 0;
+    for (const Vec3& n : test::fibonacci_sphere(200)) {
+        const double x = n.x, y = n.y, z = -n.z;
+        const double p[9] = {1, y, z, x, y * x, y * z, 3 * z * z - 1, z * x, x * x - y * y};
+        const Rgb want = eval_sh(scene.irradiance, n);
+        for (int ch = 0; ch < 3; ++ch) {
+            double got = 0;
+            for (int i = 0; i < 9; ++i) got += c[i][ch] / pi * k[i] * p[i];
+            worst = std::max(worst, std::fabs(got - want[ch] / pi));
+            max_e = std::max(max_e, std::fabs(want[ch] / pi));
+        }
+    }
+    CHECK(worst <= 1e-12 * max_e);
+}
+
+// docs/CONVENTION.md, "glTF layout": against our GL-layout faces, each +-X and +-Z face reversed left to
+// right, each +-Y face top to bottom, +Z and -Z swapped; and then every PNG's rows reversed.
+TEST_CASE("gltf ibl: the faces hold the cube mirrored in z, each PNG's rows reversed", "[gltf_ibl]") {
+    const EngineTestScene scene = make_engine_test_scene();
+    const std::vector<CubeMap> chain(scene.specular_chain.begin(), scene.specular_chain.begin() + 2);
+    const std::string dir = test::scratch("gltf_ibl_layout");
+    write_gltf_ibl(dir + "/ibl.glb", chain, scene.radiance);
+    const std::vector<char> b = test::read_bytes(dir + "/ibl.glb");
+    std::uint32_t json_length;
+    std::memcpy(&json_length, b.data() + 12, 4);
+    const auto doc = nlohmann::json::parse(std::string(b.data() + 20, json_length));
+    const std::size_t bin = 20 + json_length + 8;
+    const auto& images = doc["extensions"]["EXT_lights_image_based"]["lights"][0]["specularImages"];
+    const int ours_of[6] = {0, 1, 2, 3, 5, 4};  // the file's face f holds our face ours_of[f]
+    for (std::size_t level = 0; level < chain.size(); ++level)
+        for (int f = 0; f < 6; ++f) {
+            const auto& view = doc["bufferViews"][doc["images"][images[level][f].get<int>()]["bufferView"].get<int>()];
+            const auto png = test::read_png_memory(reinterpret_cast<const std::uint8_t*>(b.data()) + bin + view["byteOffset"].get<std::size_t>(),
+                                                   view["byteLength"].get<std::size_t>());
+            REQUIRE(png);
+            const int n = png->width;
+            const Image& ours = chain[level].faces[ours_of[f]];
+            REQUIRE(ours.width == n);
+            int bad = 0;
+            for (int row = 0; row < n; ++row)
+                for (int col = 0; col < n; ++col) {
+                    const bool y_face = f == 2 || f == 3;
+                    const float* want = ours.at(y_face ? n - 1 - row : row, y_face ? col : n - 1 - col);
+                    std::uint8_t px[4];
+                    for (int ch = 0; ch < 4; ++ch) px[ch] = static_cast<std::uint8_t>(png->at(n - 1 - row, col, ch));
+                    float got[3];
+                    decode_rgbd(px, got);
+                    const double m = std::max({want[0], want[1], want[2]});
+                    for (int ch = 0; ch < 3; ++ch)
+                        if (m <= 255 && !(std::fabs(got[ch] - want[ch]) <= rgbd_error_bound(m) * m)) ++bad;
+                }
+            CHECK(bad == 0);
+        }
 }

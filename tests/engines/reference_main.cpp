@@ -99,7 +99,7 @@ Image asymmetric_map() {
 
 // The glTF IBL's chain, decoded back into our convention: the .glb's JSON and BIN chunks (glTF 2.0
 // section 4.4), each face's PNG decoded by stb_image and RGBD-decoded (rgbd.h), its rows put back
-// in order (gltf_ibl.h writes the last row first).
+// in order (gltf_ibl.h writes the last row first) and the cube mirrored back in z.
 std::vector<CubeMap> read_gltf_chain(const std::string& path) {
     const std::vector<char> b = read_file(path);
     auto u32 = [&](std::size_t at) {
@@ -130,7 +130,7 @@ std::vector<CubeMap> read_gltf_chain(const std::string& path) {
                     decode_rgbd(px, cube.faces[f].at(r, c));
                 }
         }
-        chain.push_back(std::move(cube));
+        chain.push_back(mirror_cube_z(cube));  // the glTF layout holds the cube mirrored in z (gltf_ibl.h)
     }
     return chain;
 }

@@ -16,7 +16,7 @@
 // | Unity    | E_k |c_k| / pi                | yes | none left (folded in) | z negated     |
 // | Babylon  | harmonics: radiance L_k       | no  | Condon-Shortley       | ours (glTF's) |
 // |          | polynomial: E/pi as x..zx     | yes | none left             | ours          |
-// | glTF EXT_lights_image_based | pi L_k     | (x pi) | Condon-Shortley    | ours (glTF's) |
+// | glTF EXT_lights_image_based | E_k  | no  | Condon-Shortley       | z mirrored (the glTF layout) |
 #include <array>
 #include <string>
 
@@ -86,11 +86,14 @@ BabylonPolynomial babylon_polynomial(const ShCoefficients& radiance);
 nlohmann::json babylon_json(const ShCoefficients& radiance);
 nlohmann::json unity_json(const ShCoefficients& radiance);
 
-// glTF EXT_lights_image_based irradianceCoefficients (9 x 3). Babylon's loader
-// (@babylonjs/loaders@9.28.0 glTF/2.0/Extensions/EXT_lights_image_based.pure.js:99-102) reads them
-// with SphericalHarmonics.FromArray, scales by the intensity, divides by pi and hands them to
-// SphericalPolynomial.FromHarmonics, which treats its input as radiance (convolves and divides by pi
-// again). So the numbers must be pi times the radiance in Babylon's basis: pi * babylon_harmonics.
+// glTF EXT_lights_image_based irradianceCoefficients (9 x 3): the irradiance E_k the extension names, in
+// Babylon's basis (Condon-Shortley phase), mirrored in z as the glTF layout's faces (gltf_ibl.h). Babylon's
+// loader (@babylonjs/loaders@9.28.0 glTF/2.0/Extensions/EXT_lights_image_based.pure.js:99-102) reads them
+// with SphericalHarmonics.FromArray, scales by the intensity and divides by pi; SphericalPolynomial.
+// FromHarmonics keeps those harmonics, and its preScaledHarmonics are what the PBR shader sums
+// (harmonicsFunctions.js, useSphericalHarmonics on by default) at the normal with z negated in right-
+// handed scenes: E(n)/pi, the radiance of a white Lambertian surface. (Babylon's polynomial, used only
+// with useSphericalHarmonics off, convolves them again: bands 1 and 2 then come out 2/3 and 1/4 as large.)
 Sh9 gltf_irradiance_coefficients(const ShCoefficients& radiance);
 
 // Writes each, atomically; OutputError("<path>: <problem>").

@@ -9,6 +9,7 @@
 #include "atomic_file.h"
 #include "engine_sh.h"
 #include "errors.h"
+#include "ibl_ktx2.h"
 #include "ktx2_writer.h"
 #include "rgbd.h"
 
@@ -43,11 +44,11 @@ void validate_chain(const std::vector<CubeMap>& chain) {
     }
 }
 
-// Every face's PNG, level by level, +X -X +Y -Y +Z -Z.
+// Every face's PNG, level by level, +X -X +Y -Y +Z -Z, of the level mirrored in z.
 std::vector<Bytes> face_pngs(const std::vector<CubeMap>& chain) {
     std::vector<Bytes> pngs;
     for (const CubeMap& level : chain)
-        for (const Image& face : level.faces)
+        for (const Image& face : mirror_cube_z(level).faces)
             pngs.push_back(encode_png_rgba8(encode_rgbd_image(face, true), face.width, face.height));
     return pngs;
 }

@@ -5,19 +5,24 @@
 //
 // The light: intensity 1 (written out: Babylon.js's loader scales the coefficients by it and would get
 // NaN without it, EXT_lights_image_based.pure.js:100), rotation identity, irradianceCoefficients =
-// gltf_irradiance_coefficients (engine_sh.h: pi times the radiance in Babylon's basis, what Babylon's
-// loader turns back into E/pi), specularImageSize = the first level's face size, and specularImages:
-// the chain it is given, level i x faces +X -X +Y -Y +Z -Z, each face an RGBD PNG (rgbd.h). The README
+// gltf_irradiance_coefficients (engine_sh.h: the irradiance E_lm the extension names, in Babylon's basis,
+// mirrored in z as the faces), specularImageSize = the first level's face size, and specularImages: the
+// chain it is given, level i x faces +X -X +Y -Y +Z -Z, each face an RGBD PNG (rgbd.h). The README
 // wants the levels to map roughness evenly from 0 to 1 and to stop at a size such as 16x16 for
-// roughness 1; Babylon samples level roughness * (levels - 1) (lodGenerationScale, :104): so pass a
-// chain baked for roughness i / (levels - 1) down to the size wanted, not --specular's chain to 1x1.
+// roughness 1; Babylon samples level roughness * (levels - 1) with linearSpecularLOD (its loader's
+// lodGenerationScale, :104): so pass a chain baked for roughness i / (levels - 1) down to the size
+// wanted, not --specular's chain to 1x1.
 //
-// Orientation: the README asks each image "flipped about its vertical axis to correspond with the way
-// glTF references texture space". Babylon's loader uploads these PNGs with invertY
-// (environmentTextureTools UploadLevelsAsync: texture.invertY = true; engine._uploadImageToTexture
-// sets UNPACK_FLIP_Y), which puts a PNG's last row at t = 0; our faces have row 0 at t = 0
-// (docs/CONVENTION.md). So each face is written with its rows reversed (last row first), which is
-// what lands it on the GL cube face unchanged; no column is mirrored.
+// Orientation (docs/CONVENTION.md, "glTF layout"): the cube mirrored in z, as --ktx-convention bevy
+// lays it out (mirror_cube_z, ibl_ktx2.h). Babylon.js, the extension's reference implementation, samples
+// the cube at (x, y, -z) of a glTF-world direction in its right-handed scenes (REFLECTIONMAP_OPPOSITEZ),
+// the SH too; rendered there, the file shows our environment in the glTF world
+// (tests/js/render/render_babylon.mjs). In its left-handed scenes Babylon turns loaded glTF content by
+// 180 degrees about Y but not the environment, whatever the file holds: environmentTexture.rotationY =
+// Math.PI turns it back. Each face is then written with its rows reversed (last row first), the README's
+// "flipped about its vertical axis": Babylon's loader uploads these PNGs with invertY
+// (environmentTextureTools UploadLevelsAsync: texture.invertY = true; engine._uploadImageToTexture sets
+// UNPACK_FLIP_Y), which puts a PNG's last row at t = 0.
 #include <string>
 #include <vector>
 

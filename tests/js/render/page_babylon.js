@@ -60,6 +60,45 @@
     return out;
   }
 
+  // The true sphere under each pixel, as the reference shades it: a material plugin sets Babylon's
+  // normalW and viewDirectionW from the pixel's position in the sphere's disc (bakeSphere: centre in
+  // window pixels, radius) and the camera's right, up and view directions, where the mesh would give
+  // its interpolated normals (at the silhouette they turn a grazing mirror reflection by degrees).
+  // Everything after that line (environment lookup, BRDF, SH) is Babylon's own.
+  function analyticSphere(material, sphere, right, up, view) {
+    const B = window.BABYLON;
+    class AnalyticSphere extends B.MaterialPluginBase {
+      constructor() {
+        super(material, 'BakeAnalyticSphere', 200, { BAKESPHERE: false });
+        this._enable(true);
+      }
+      getClassName() { return 'BakeAnalyticSphere'; }
+      prepareDefines(defines) { defines.BAKESPHERE = true; }
+      getUniforms() {
+        return { ubo: [{ name: 'bakeSphere', size: 3, type: 'vec3' }, { name: 'bakeRight', size: 3, type: 'vec3' },
+                       { name: 'bakeUp', size: 3, type: 'vec3' }, { name: 'bakeView', size: 3, type: 'vec3' }],
+                 fragment: '#ifdef BAKESPHERE\nuniform vec3 bakeSphere; uniform vec3 bakeRight; uniform vec3 bakeUp; uniform vec3 bakeView;\n#endif\n' };
+      }
+      bindForSubMesh(ubo) {
+        ubo.updateVector3('bakeSphere', sphere);
+        ubo.updateVector3('bakeRight', right);
+        ubo.updateVector3('bakeUp', up);
+        ubo.updateVector3('bakeView', view);
+      }
+      getCustomCode(shaderType) {
+        return shaderType !== 'fragment' ? null : { CUSTOM_FRAGMENT_UPDATE_ALPHA: `
+#ifdef BAKESPHERE
+{ vec2 l = (gl_FragCoord.xy - bakeSphere.xy) / bakeSphere.z;
+  float w = sqrt(max(0.0, 1.0 - dot(l, l)));
+  normalW = normalize(l.x * bakeRight + l.y * bakeUp + w * bakeView);
+  viewDirectionW = bakeView; }
+#endif
+` };
+      }
+    }
+    return new AnalyticSphere();
+  }
+
   async function renderCase(engine, scene0, glb, c) {
     const B = window.BABYLON;
     const { width: W, height: H, cell } = scene0;
@@ -84,7 +123,7 @@
         `texture type ${info.textureType}, lodGenerationScale ${info.lodGenerationScale}`);
 
     const conv = (x, y, z) => (c.rightHanded ? new B.Vector3(x, y, z) : new B.Vector3(-x, y, z));
-    const materials = scene0.spheres.map((sp, i) => {
+    const material = (sp, i) => {
       const m = new B.PBRMaterial(`m${i}`, scene);
       m.albedoColor = new B.Color3(1, 1, 1);
       m.brdf.mixIblRadianceWithIrradiance = false;
@@ -97,7 +136,7 @@
         m.roughness = sp.roughness;
       }
       return m;
-    });
+    };
     const target = new B.RenderTargetTexture('rt', { width: W, height: cell }, scene, false, true,
                                              B.Constants.TEXTURETYPE_FLOAT, false, B.Constants.TEXTURE_NEAREST_SAMPLINGMODE);
     target.clearColor = new B.Color4(0, 0, 0, 0);
@@ -108,15 +147,20 @@
       const meshes = scene0.spheres.map((sp, i) => {
         const s = B.MeshBuilder.CreateSphere(`s${row}_${i}`, { diameter: 2, segments: 96 }, scene);
         s.position = conv(right[0] * 2 * i, 0, right[2] * 2 * i);
-        s.material = materials[i];
+        s.material = material(sp, i);
+        analyticSphere(s.material, new B.Vector3((i + 0.5) * cell, cell / 2, cell / 2), conv(...right),
+                       new B.Vector3(0, 1, 0), conv(vx, vy, vz));
         return s;
       });
-      const camera = new B.FreeCamera(`c${row}`, conv(10 * vx, 10 * vy, 10 * vz), scene);
+      // Far away: Babylon's PBR takes the view vector from the eye's position even for an orthographic
+      // camera, so the eye must be far for it to be parallel (8 units across at 1e5: 8e-5 radians).
+      const far = 1e5;
+      const camera = new B.FreeCamera(`c${row}`, conv(far * vx, far * vy, far * vz), scene);
       camera.upVector = new B.Vector3(0, 1, 0);
       camera.setTarget(conv(0, 0, 0));
       camera.mode = B.Camera.ORTHOGRAPHIC_CAMERA;
       camera.orthoLeft = -1; camera.orthoRight = 2 * cols - 1; camera.orthoTop = 1; camera.orthoBottom = -1;
-      camera.minZ = 0.5; camera.maxZ = 20;
+      camera.minZ = far - 10; camera.maxZ = far + 10;
       scene.activeCamera = camera;
       target.activeCamera = camera;
       target.renderList = meshes;
@@ -128,7 +172,7 @@
       if (!px || px.length !== W * cell * 4) throw new Error(`${c.name}: readPixels gave ${px && px.length} values`);
       for (let y = 0; y < cell; y++)  // GL rows are bottom to top
         image.set(px.subarray((cell - 1 - y) * W * 4, (cell - y) * W * 4), (row * cell + y) * W * 4);
-      meshes.forEach((s) => s.dispose());
+      meshes.forEach((s) => { s.material.dispose(); s.dispose(); });
       camera.dispose();
     }
     target.dispose();
