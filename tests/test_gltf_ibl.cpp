@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 
@@ -164,4 +165,61 @@ TEST_CASE("gltf ibl: the faces hold the cube mirrored in z, each PNG's rows reve
                 }
             CHECK(bad == 0);
         }
+}
+
+TEST_CASE("gltf ibl: a .gltf writes its PNGs beside it, named from its stem, one set", "[gltf_ibl]") {
+    const EngineTestScene scene = make_engine_test_scene();
+    const std::vector<CubeMap> chain(scene.specular_chain.begin(), scene.specular_chain.begin() + 2);
+    const std::string dir = test::scratch("gltf_ibl_beside");
+    const std::string path = dir + "/sky ibl.gltf";
+    const std::vector<std::string> files = gltf_output_files(path, 2);
+    REQUIRE(files.size() == 13);
+    CHECK(files[0] == path);
+    CHECK(files[1] == dir + "/sky ibl_spec_0_px.png");
+    CHECK(files[12] == dir + "/sky ibl_spec_1_nz.png");
+    CHECK(gltf_output_files(dir + "/x.glb", 5) == std::vector<std::string>{dir + "/x.glb"});
+
+    SECTION("every file written, each image a URI of its file") {
+        write_gltf_ibl(path, chain, scene.radiance);
+        const auto doc = nlohmann::json::parse(std::ifstream(path));
+        REQUIRE(doc["images"].size() == 12);
+        for (std::size_t i = 0; i < 12; ++i) {
+            std::string uri = doc["images"][i]["uri"];
+            CHECK(uri.find(' ') == std::string::npos);
+            for (std::size_t at; (at = uri.find("%20")) != std::string::npos;) uri.replace(at, 3, " ");
+            CHECK(dir + "/" + uri == files[i + 1]);
+            const auto png = test::read_png(files[i + 1]);
+            REQUIRE(png);
+            CHECK(png->width == (i < 6 ? 16 : 8));
+        }
+        std::size_t count = 0;
+        for (const auto& entry : std::filesystem::directory_iterator(dir)) count += entry.is_regular_file();
+        CHECK(count == 13);
+    }
+    SECTION("one file that cannot be written: none is") {
+        std::filesystem::create_directory(files[12]);  // a folder where the last PNG goes
+        CHECK_THROWS_AS(write_gltf_ibl(path, chain, scene.radiance), OutputError);
+        std::size_t count = 0;
+        for (const auto& entry : std::filesystem::directory_iterator(dir)) count += !entry.is_directory();
+        CHECK(count == 0);
+    }
+}
+
+// The loss measured independently: a level of ones with one texel at 1255 in red (1000 above RGBD's
+// range) loses 1000 x its solid angle of 3 x 4 pi + 1254 x that solid angle.
+TEST_CASE("gltf ibl: rgbd_clipping counts what RGBD cannot hold", "[gltf_ibl]") {
+    std::vector<CubeMap> chain = {CubeMap(4), CubeMap(2)};
+    for (CubeMap& level : chain)
+        for (Image& face : level.faces) std::fill(face.rgb.begin(), face.rgb.end(), 1.0f);
+    const RgbdClipping none = rgbd_clipping(chain);
+    CHECK(none.texels == 0);
+    CHECK(none.worst_level == -1);
+    CHECK(none.energy_share == 0);
+    chain[0].faces[3].at(1, 2)[0] = 1255.0f;
+    chain[1].faces[0].at(0, 0)[2] = 300.0f;
+    const RgbdClipping got = rgbd_clipping(chain);
+    CHECK(got.texels == 2);
+    CHECK(got.worst_level == 0);
+    const double pi = 3.14159265358979323846, omega = cube_texel_solid_angle(1, 2, 4);
+    CHECK(got.energy_share == Approx(1000 * omega / (3 * 4 * pi + 1254 * omega)).epsilon(1e-9));
 }

@@ -1,11 +1,12 @@
 // bake_engine_reference DIR BAKE_IRRADIANCE [MAP]: the CPU side of the engine render tests for Babylon.js
-// and Filament (tests/engines/README.md). What the engines must show, shaded by our own code.
+// and Filament (docs/engines-rendered.md). What the engines must show, shaded by our own code.
 //
 // 1. MAP, or (without one) DIR/asym.exr, an asymmetric test map written here: a sky with a red patch
 //    around +X+Z and a green one around -Y, so that an engine that mirrors or turns the environment
 //    shows it in the wrong place.
-// 2. Runs the CLI once, writing exactly what a user loads: --gltf ibl.glb (Babylon.js), --sh-format
-//    filament sh.txt and --specular spec.exr (Filament), and -o irr.json (our coefficients).
+// 2. Runs the CLI, writing exactly what a user loads: --gltf ibl.glb (Babylon.js), --sh-format filament
+//    sh.txt and --specular spec.exr (Filament), and -o irr.json (our coefficients); then --gltf ibl.gltf
+//    (its PNGs beside it) from the same settings.
 // 3. Decodes the glTF's RGBD PNGs (our own decode, rgbd.h) back to a chain in our convention, and checks
 //    that its level 0 is the EXR's level 0 within RGBD's bound: the file holds our environment, laid out
 //    as gltf_ibl.h says (that layout is what the engine render then checks).
@@ -207,6 +208,9 @@ int main(int argc, char** argv) {
         run("'" + cli + "' '" + map + "' --device cpu -q --warn-error 1e300 --specular-size " + std::to_string(kSpecularSize) +
             " --gltf '" + dir + "/ibl.glb' --specular '" + dir + "/spec.exr' -o '" + dir + "/irr.json' --sh-format filament '" +
             dir + "/sh.txt'");
+        // The same glTF as .gltf, its PNGs beside it (Babylon.js loads both).
+        run("'" + cli + "' '" + map + "' --device cpu -q --warn-error 1e300 --specular-size " + std::to_string(kSpecularSize) +
+            " --gltf '" + dir + "/ibl.gltf'");
         const std::vector<CubeMap> exr = read_specular_exr(dir + "/spec.exr");
         const std::vector<CubeMap> gltf = read_gltf_chain(dir + "/ibl.glb");
         check_same_level_zero(gltf.at(0), exr.at(0));
@@ -221,7 +225,7 @@ int main(int argc, char** argv) {
         scene["map"] = map;
         scene["levels"] = {{"gltf", gltf.size()}, {"exr", exr.size()}};
         scene["specular_size"] = kSpecularSize;
-        scene["files"] = {{"gltf", "ibl.glb"}, {"specular_exr", "spec.exr"}, {"filament_sh", "sh.txt"},
+        scene["files"] = {{"gltf", "ibl.glb"}, {"gltf_json", "ibl.gltf"}, {"specular_exr", "spec.exr"}, {"filament_sh", "sh.txt"},
                           {"expected_gltf", "expected_gltf.f32"}, {"expected_exr", "expected_exr.f32"}};
         scene["views"] = json::array();
         for (const Vec3& v : kViews) scene["views"].push_back({v.x, v.y, v.z});

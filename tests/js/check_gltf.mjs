@@ -13,8 +13,8 @@ import pngjs from 'pngjs';
 import { SphericalHarmonics, SphericalPolynomial } from '@babylonjs/core/Maths/sphericalPolynomial.js';
 import { faceCoords, texelDirection } from './check_bevy.mjs';
 
-// The document and its images' bytes, from a .gltf (data: URIs) or a .glb (buffer views).
-function load(bytes, name) {
+// The document and its images' bytes, from a .gltf (its PNGs beside it, by URI) or a .glb (buffer views).
+function load(dir, bytes, name) {
   if (name.endsWith('.glb')) {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const jsonLength = view.getUint32(12, true);
@@ -26,7 +26,7 @@ function load(bytes, name) {
     }) };
   }
   const doc = JSON.parse(new TextDecoder().decode(bytes));
-  return { doc, images: doc.images.map((im) => Buffer.from(im.uri.split(',')[1], 'base64')) };
+  return { doc, images: doc.images.map((im) => readFileSync(`${dir}/${decodeURIComponent(im.uri)}`)) };
 }
 
 function checkFaces(r, name, doc, images, e) {
@@ -82,11 +82,12 @@ function checkCoefficients(r, name, light, sh) {
 export async function checkGltf(dir, expected, r) {
   for (const name of expected.gltf.files) {
     const bytes = new Uint8Array(readFileSync(`${dir}/${name}`));
-    const report = await validator.validateBytes(bytes, { uri: name, maxIssues: 100 });
+    const external = (uri) => Promise.resolve(new Uint8Array(readFileSync(`${dir}/${decodeURIComponent(uri)}`)));
+    const report = await validator.validateBytes(bytes, { uri: name, maxIssues: 100, externalResourceFunction: external });
     const issues = report.issues;
     r.check(issues.numErrors === 0, `${name}: gltf-validator ${issues.numErrors} errors: ${JSON.stringify(issues.messages.filter((m) => m.severity === 0))}`);
     console.log(`${name}: gltf-validator ${report.validatorVersion}: ${issues.numErrors} errors, ${issues.numWarnings} warnings, ${issues.numInfos} infos ${JSON.stringify(issues.messages.map((m) => m.code))}`);
-    const { doc, images } = load(bytes, name);
+    const { doc, images } = load(dir, bytes, name);
     const light = checkFaces(r, name, doc, images, expected.gltf);
     checkCoefficients(r, name, light, expected.sh);
     r.check(doc.scenes[doc.scene].extensions.EXT_lights_image_based.light === 0, `${name}: the scene uses the light`);

@@ -1,7 +1,7 @@
 #pragma once
 // A glTF 2.0 file holding one image-based light of EXT_lights_image_based (KhronosGroup/glTF
-// extensions/2.0/Vendor/EXT_lights_image_based/README.md) and a scene that uses it: .gltf (one JSON
-// file, the images as data: URIs) or .glb (binary, the images in buffer views).
+// extensions/2.0/Vendor/EXT_lights_image_based/README.md) and a scene that uses it: .glb (binary, the
+// images in buffer views) or .gltf (JSON, its PNGs beside it: gltf_output_files names them).
 //
 // The light: intensity 1 (written out: Babylon.js's loader scales the coefficients by it and would get
 // NaN without it, EXT_lights_image_based.pure.js:100), rotation identity, irradianceCoefficients =
@@ -31,9 +31,33 @@
 
 namespace bake {
 
-// Writes the glTF (.glb when the path ends in ".glb", else JSON .gltf) atomically. The chain: at least
-// one level, faces of N >> i texels with N a power of two. radiance: order 3 or more (the first 9 are
-// used). Throws OutputError("<path>: <problem>").
+// Writes the glTF (.glb when the path ends in ".glb", else JSON .gltf and its PNGs beside it) as one
+// OutputSet (atomic_file.h): inside the caller's OutputSet::Scope every file joins the caller's set;
+// outside one, all of them or none. The chain: at least one level, faces of N >> i texels with N a power
+// of two. radiance: order 3 or more (the first 9 are used). Throws OutputError("<path>: <problem>").
 void write_gltf_ibl(const std::string& path, const std::vector<CubeMap>& specular_chain, const ShCoefficients& radiance);
+
+// Every file write_gltf_ibl writes for `path` and a chain of `levels` levels, the glTF first: a .glb
+// alone; a .gltf and, in its folder, <stem>_spec_<level>_<face>.png for each level and face px nx py
+// ny pz nz (sky_ibl.gltf: sky_ibl_spec_0_px.png ... ). --gltf's chain has
+// SpecularSettings{base_size = --specular-size, last_size = min(16, --specular-size)}.levels() levels.
+std::vector<std::string> gltf_output_files(const std::string& path, int levels);
+
+// What RGBD cannot hold of a chain: channels above 255 are clipped (rgbd.h). The light's intensity could
+// scale the chain into range, but Babylon.js 9.28 applies the intensity to the SH twice (its loader scales
+// the coefficients by it and its shader multiplies the irradiance by the texture's level, which the
+// loader sets to it too: rendered, intensity 2 gives 4x the diffuse), so any intensity but 1 puts the
+// diffuse off by that factor there or in a reader that follows the extension; and the scale (255 / max,
+// ~1e-3 for a sun) costs every other texel RGBD's precision (docs/engines-rendered.md, "A sun in glTF",
+// measured with tests/engines/rgbd_tradeoff_main.cpp).
+// So the chain is written as it is, intensity 1, and this measures the loss for a warning: texels
+// with a channel above 255 over the whole chain, and for the level that loses most, the share of its
+// energy (sum over texels and channels of max(value, 0) x the texel's solid angle) cut off.
+struct RgbdClipping {
+    std::size_t texels = 0;   // texels with a channel above 255, every level
+    int worst_level = -1;     // the level losing the largest share; -1 when nothing is clipped
+    double energy_share = 0;  // of that level's energy, 0..1
+};
+RgbdClipping rgbd_clipping(const std::vector<CubeMap>& specular_chain);
 
 }  // namespace bake

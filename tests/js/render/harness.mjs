@@ -40,7 +40,10 @@ export async function serve(pages, roots) {
   };
   const server = createServer((req, res) => {
     const file = resolvePath(req.url);
-    if (!file || !existsSync(file) || !statSync(file).isFile()) { res.writeHead(404); res.end(); return; }
+    if (!file || !existsSync(file) || !statSync(file).isFile()) {
+      console.log(`  [server] 404 ${req.url}`);
+      res.writeHead(404); res.end(); return;
+    }
     res.writeHead(200, { 'Content-Type': types[extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-store' });
     res.end(readFileSync(file));
   });

@@ -32,6 +32,7 @@
 //                     loader leaves gammaSpace true on the decoded cube, and its shader would then raise
 //                     the linear radiance to the power 2.2).
 //   lh:               left-handed, gammaSpace = false and rotationY = Math.PI.
+//   rh_gltf:          as rh, from the .gltf with its PNGs beside it (loaded by URL).
 //   lh_as_loaded:     left-handed, gammaSpace = false, no rotation.
 //   rh_gamma:         right-handed, gammaSpace as the loader leaves it.
 //   rh_babylon_lod:   right-handed, gammaSpace false, Babylon's own level choice (linearSpecularLOD off).
@@ -108,7 +109,8 @@
     scene.clearColor = new B.Color4(0, 0, 0, 0);
     scene.imageProcessingConfiguration.applyByPostProcess = true;  // no post process: linear output
     scene.imageProcessingConfiguration.skipFinalColorClamp = true;
-    await B.AppendSceneAsync(glb, scene, { pluginExtension: '.glb' });
+    if (c.url) await B.AppendSceneAsync(c.url, scene);
+    else await B.AppendSceneAsync(glb, scene, { pluginExtension: '.glb' });
     const env = scene.environmentTexture;
     if (!env) throw new Error(`${c.name}: the loader set no environmentTexture`);
     const info = { gammaSpaceAsLoaded: env.gammaSpace, level: env.level, linearSpecularLODAsLoaded: env.linearSpecularLOD,
@@ -201,6 +203,7 @@
     const cases = [
       { name: 'rh', rightHanded: true, gammaFix: true, linearLod: true },
       { name: 'lh', rightHanded: false, gammaFix: true, linearLod: true, turn: true },
+      { name: 'rh_gltf', rightHanded: true, gammaFix: true, linearLod: true, url: `/data/${scene0.files.gltf_json}` },
       { name: 'lh_as_loaded', rightHanded: false, gammaFix: true, linearLod: true },
       { name: 'rh_gamma', rightHanded: true, gammaFix: false, linearLod: true },
       { name: 'rh_babylon_lod', rightHanded: true, gammaFix: true, linearLod: false },

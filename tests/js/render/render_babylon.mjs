@@ -3,8 +3,9 @@
 // our CPU shading in the glTF world (ctest: engine_render_babylon; DIR is what bake_engine_reference
 // wrote: expected_gltf.f32 is shaded from the glTF's own decoded chain, so RGBD's rounding is in it).
 //
-// page_babylon.js says what each case is. Gated (harness.mjs): `rh` (right-handed scene) and `lh`
-// (left-handed, the environment turned back by 180 degrees), both with the gammaSpace workaround:
+// page_babylon.js says what each case is. Gated (harness.mjs): `rh` (right-handed scene), `rh_gltf`
+// (the same from the .gltf) and `lh` (left-handed, the environment turned back by 180 degrees), all with
+// the gammaSpace workaround:
 // mean |d| <= 1% and max |d| <= 5% of the mean pixel value, at most 1% of the sphere pixels covered by
 // one image only. Measured and printed: `lh_as_loaded`, `rh_gamma` (without the gammaSpace workaround),
 // `rh_babylon_lod` (Babylon's own level choice), `rh_intensity2` (the light's intensity 2, against twice
@@ -43,7 +44,7 @@ for (const [name, b64] of Object.entries(result.images)) {
   const got = decodeImage(b64);
   if (got.length !== W * H * 4) fail(`${name}: ${got.length} floats`);
   const want = name === 'rh_intensity2' ? doubled : expected;
-  const gate = name === 'rh' || name === 'lh' ? 'strict' : null;
+  const gate = ['rh', 'lh', 'rh_gltf'].includes(name) ? 'strict' : null;
   const r = judge(`babylon ${name}`, got, want, scene, M, gate);
   if (gate) ok = ok && r.pass;
   png.image(`babylon_${name}.png`, got);
