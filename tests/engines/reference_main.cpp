@@ -11,12 +11,13 @@
 //    that its level 0 is the EXR's level 0 within RGBD's bound: the file holds our environment, laid out
 //    as gltf_ibl.h says (that layout is what the engine render then checks).
 // 4. Shades a grid of spheres seen from +Z and -Z (columns: a white Lambertian sphere, then white metals,
-//    F0 = 1, of perceptual roughness 0, 1/3, 2/3, 1), in our world (right-handed, +Y up: glTF's):
-//    diffuse E(n)/pi from irr.json; metals the chain read at the mirror direction at level
-//    roughness x (levels - 1), bilinear in a face and linear between levels. The metals carry no DFG
-//    factor: with F0 = 1 the split sum's (A + B) and the multiple-scattering compensation
-//    1 + F0 (1/(A + B) - 1) multiply to 1, as Babylon.js's PBR and Filament's shaders compute them.
-//    expected_gltf.f32 from the glTF's own chain (what RGBD holds), expected_exr.f32 from spec.exr.
+//    F0 = 1, of perceptual roughness 0, 1/3, 2/3, 1), in our world (right-handed, +Y up: glTF's).
+//    expected_gltf.f32, for Babylon.js, from the glTF's own decoded chain (what RGBD holds): diffuse E(n)/pi
+//    from irr.json; metals the chain read at the mirror direction at level roughness x (levels - 1),
+//    bilinear in a face and linear between levels. The metals carry no DFG factor: with F0 = 1 the split
+//    sum's (A + B) and the multiple-scattering compensation 1 + F0 (1/(A + B) - 1) multiply to 1, as
+//    Babylon.js's PBR and Filament's shaders compute them. expected_filament.f32 from spec.exr in
+//    Filament's shading model (filament_pixel below), our chain read at the level of the true roughness.
 // 5. Writes DIR/scene.json (the layout and the files, for the engine side) and the .f32 images:
 //    width x height x 4 little-endian floats, rows top to bottom, RGB linear radiance, A = 1 where a
 //    sphere covers the pixel centre.
@@ -37,12 +38,14 @@
 
 #include "atomic_file.h"
 #include "coefficients_json.h"
+#include "dfg.h"
 #include "ibl_ktx2.h"
 #include "image_io.h"
 #include "png_reader.h"
 #include "preview_image.h"
 #include "rgbd.h"
 #include "specular_io.h"
+#include "specular_prefilter.h"
 
 using namespace bake;
 using nlohmann::json;
@@ -164,10 +167,56 @@ struct Sphere {
 const std::vector<Sphere> kSpheres = {{"diffuse", 0}, {"metal", 0}, {"metal", 1 / 3.0}, {"metal", 2 / 3.0}, {"metal", 1}};
 const std::vector<Vec3> kViews = {{0, 0, 1}, {0, 0, -1}};
 
-// The grid: row k seen along kViews[k] (orthographic, +Y up, right = (v.z, 0, -v.x)).
-std::vector<float> shade(const std::vector<CubeMap>& chain, const ShCoefficients& irradiance) {
+// The chain at direction d and perceptual roughness r: level r (levels - 1), bilinear in a face and
+// linear between levels (the split sum's prefiltered radiance, exact where r is a level's roughness).
+Rgb chain_at(const std::vector<CubeMap>& chain, double r, const Vec3& d) {
+    const int levels = static_cast<int>(chain.size());
+    const double level = r * (levels - 1);
+    const int l0 = std::clamp(static_cast<int>(std::floor(level)), 0, levels - 1), l1 = std::min(levels - 1, l0 + 1);
+    const double f = level - l0;
+    double a[3], b[3];
+    sample_cube_bilinear(chain[l0], d, a);
+    sample_cube_bilinear(chain[l1], d, b);
+    return {(1 - f) * a[0] + f * b[0], (1 - f) * a[1] + f * b[1], (1 - f) * a[2] + f * b[2]};
+}
+
+// Filament 1.9.25's IBL (evaluateIBL in its shaders) for our spheres, with our chain read at the level of
+// the true roughness: what Filament should show. Perceptual roughness clamped to 0.045
+// (MIN_PERCEPTUAL_ROUGHNESS, desktop), alpha = r^2; the cube read at its dominant direction
+// mix(reflect(-v, n), n, alpha^2) (getSpecularDominantDirection). A white metal (f0 = 1): the DFG factor
+// dfg.y = A + B and the energy compensation 1 / dfg.y multiply to 1, so the pixel is the prefiltered
+// radiance. The white dielectric of reflectance 0 (f0 = 0) and roughness 1: the SH, clamped at 0
+// (Irradiance_SphericalHarmonics), times 1 - E, plus E times the radiance, E = dfg.x = B of the split sum
+// (our table, dfg.h, read bilinearly at (max(n.v, 1e-4), r) as Filament reads its own).
+// filament_lod: read the chain where Filament reads it, at lod (levels - 1) r (2 - r)
+// (perceptualRoughnessToLod), i.e. at roughness r (2 - r) of our chain: what Filament shows with our file.
+Rgb filament_pixel(const std::vector<CubeMap>& chain, const ShCoefficients& irradiance, const Image& dfg, bool metal,
+                   double roughness, const Vec3& n, const Vec3& v, bool filament_lod) {
+    const double r = std::clamp(metal ? roughness : 1.0, 0.045, 1.0), alpha = r * r;
+    const double nv = std::max(n.x * v.x + n.y * v.y + n.z * v.z, 1e-4);
+    const Vec3 refl{2 * nv * n.x - v.x, 2 * nv * n.y - v.y, 2 * nv * n.z - v.z};
+    const double k = alpha * alpha;
+    const Vec3 d{refl.x + (n.x - refl.x) * k, refl.y + (n.y - refl.y) * k, refl.z + (n.z - refl.z) * k};
+    const Rgb radiance = chain_at(chain, filament_lod ? r * (2 - r) : r, d);
+    if (metal) return radiance;
+    const double u = nv * dfg.width - 0.5, w = r * dfg.height - 0.5;
+    const int c0 = std::clamp(static_cast<int>(std::floor(u)), 0, dfg.width - 1), r0 = std::clamp(static_cast<int>(std::floor(w)), 0, dfg.height - 1);
+    const int c1 = std::min(c0 + 1, dfg.width - 1), r1 = std::min(r0 + 1, dfg.height - 1);
+    const double fu = std::clamp(u - c0, 0.0, 1.0), fw = std::clamp(w - r0, 0.0, 1.0);
+    const double b = (1 - fw) * ((1 - fu) * dfg.at(r0, c0)[1] + fu * dfg.at(r0, c1)[1]) + fw * ((1 - fu) * dfg.at(r1, c0)[1] + fu * dfg.at(r1, c1)[1]);
+    const Rgb e = preview_diffuse(irradiance, n);
+    return {std::max(e[0], 0.0) * (1 - b) + b * radiance[0], std::max(e[1], 0.0) * (1 - b) + b * radiance[1],
+            std::max(e[2], 0.0) * (1 - b) + b * radiance[2]};
+}
+
+// The grid: row k seen along kViews[k] (orthographic, +Y up, right = (v.z, 0, -v.x)); `filament`: shaded as
+// filament_pixel, else as Babylon.js's PBR with our settings (the prefiltered radiance at the mirror
+// direction; E(n)/pi).
+enum class Shading { Babylon, FilamentTruth, FilamentLod };
+std::vector<float> shade(const std::vector<CubeMap>& chain, const ShCoefficients& irradiance, Shading shading) {
     Image ones(1, 1);
     for (float& v : ones.rgb) v = 1.0f;  // the DFG factor, 1 for F0 = 1 with energy compensation
+    const Image dfg = compute_dfg_table(128);
     const int cols = static_cast<int>(kSpheres.size()), rows = static_cast<int>(kViews.size());
     const int width = cols * kCell, height = rows * kCell;
     std::vector<float> image(static_cast<std::size_t>(width) * height * 4, 0.0f);
@@ -183,8 +232,11 @@ std::vector<float> shade(const std::vector<CubeMap>& chain, const ShCoefficients
                     if (r2 >= 1.0) continue;
                     const double w = std::sqrt(1.0 - r2);
                     const Vec3 n{x * right.x + w * v.x, y, x * right.z + w * v.z};
-                    const Rgb out = std::string(s.material) == "diffuse" ? preview_diffuse(irradiance, n)
-                                                                         : preview_specular(chain, ones, s.roughness, n, v);
+                    const bool metal = std::string(s.material) == "metal";
+                    const Rgb out = shading != Shading::Babylon
+                                        ? filament_pixel(chain, irradiance, dfg, metal, s.roughness, n, v, shading == Shading::FilamentLod)
+                                    : metal ? preview_specular(chain, ones, s.roughness, n, v)
+                                            : preview_diffuse(irradiance, n);
                     float* px = &image[((static_cast<std::size_t>(row) * kCell + r) * width + col * kCell + c) * 4];
                     for (int ch = 0; ch < 3; ++ch) px[ch] = static_cast<float>(out[ch]);
                     px[3] = 1.0f;
@@ -215,8 +267,9 @@ int main(int argc, char** argv) {
         const std::vector<CubeMap> gltf = read_gltf_chain(dir + "/ibl.glb");
         check_same_level_zero(gltf.at(0), exr.at(0));
         const ShCoefficients irradiance = read_coefficients_json(dir + "/irr.json").irradiance;
-        write_f32(dir + "/expected_gltf.f32", shade(gltf, irradiance));
-        write_f32(dir + "/expected_exr.f32", shade(exr, irradiance));
+        write_f32(dir + "/expected_gltf.f32", shade(gltf, irradiance, Shading::Babylon));
+        write_f32(dir + "/expected_filament.f32", shade(exr, irradiance, Shading::FilamentLod));
+        write_f32(dir + "/expected_filament_truth.f32", shade(exr, irradiance, Shading::FilamentTruth));
 
         json scene;
         scene["width"] = static_cast<int>(kSpheres.size()) * kCell;
@@ -226,7 +279,8 @@ int main(int argc, char** argv) {
         scene["levels"] = {{"gltf", gltf.size()}, {"exr", exr.size()}};
         scene["specular_size"] = kSpecularSize;
         scene["files"] = {{"gltf", "ibl.glb"}, {"gltf_json", "ibl.gltf"}, {"specular_exr", "spec.exr"}, {"filament_sh", "sh.txt"},
-                          {"expected_gltf", "expected_gltf.f32"}, {"expected_exr", "expected_exr.f32"}};
+                          {"expected_gltf", "expected_gltf.f32"}, {"expected_filament", "expected_filament.f32"},
+                          {"expected_filament_truth", "expected_filament_truth.f32"}};
         scene["views"] = json::array();
         for (const Vec3& v : kViews) scene["views"].push_back({v.x, v.y, v.z});
         scene["spheres"] = json::array();

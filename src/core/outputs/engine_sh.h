@@ -43,6 +43,11 @@ nlohmann::json threejs_light_probe_json(const ShCoefficients& radiance, const st
 // Filament, as cmgen 1.9 writes --sh-output=sh.txt (tools/cmgen/src/cmgen.cpp, sphericalHarmonics and
 // outputSh): cmgen projects with the Condon-Shortley phase (odd m negated against ours) and by default
 // mirrors its input in X first (--no-mirror skips that: terms odd in x, k = 3, 4, 7, negated).
+// Ours are not mirrored unless mirror_x: Filament evaluates the SH, and samples its reflections cube, at
+// the world direction as it is (Irradiance_SphericalHarmonics(n), textureLod(light_iblSpecular, r)), so
+// unmirrored SH light a scene as our cube files (GL layout) and our world do, as cmgen --no-mirror's
+// cube and SH do together; rendered by Filament 1.9.25 (tests/filament: with our chain, the diffuse
+// sphere within 0.01% of E/pi; with x mirrored, 29% off). cmgen's default mirrors its cube and its SH alike.
 // Irradiance: cmgen --sh=3 --sh-irradiance: E_k in that basis.
 // PreScaled: cmgen --sh=3 --sh-irradiance --sh-shader (what --deploy writes as sh.txt, and what
 // filament::IndirectLight::Builder::irradiance(3, sh) takes): E_k times the signed basis constant / pi,
@@ -53,9 +58,9 @@ nlohmann::json threejs_light_probe_json(const ShCoefficients& radiance, const st
 // input cmgen first resamples to a cube: 1.3% off on L00 and up to 60% on small band-2 terms of a
 // smooth 256x128 map, so compare with cmgen on cube inputs.
 enum class FilamentSh { Irradiance, PreScaled };
-Sh9 filament_sh(const ShCoefficients& radiance, FilamentSh kind, bool mirror_x = true);
+Sh9 filament_sh(const ShCoefficients& radiance, FilamentSh kind, bool mirror_x = false);
 // The text cmgen writes: "(r, g, b); // L00, irradiance[, pre-scaled base]", 15 decimals, a line each.
-std::string filament_sh_text(const ShCoefficients& radiance, FilamentSh kind, bool mirror_x = true);
+std::string filament_sh_text(const ShCoefficients& radiance, FilamentSh kind, bool mirror_x = false);
 
 // Unity's SphericalHarmonicsL2 (sh[rgb, k], k = 0..8 in the order above, its indexer's layout):
 // Unity stores E_k * |c_k| / pi with the Condon-Shortley signs folded in ("premultiplied by
@@ -98,7 +103,7 @@ Sh9 gltf_irradiance_coefficients(const ShCoefficients& radiance);
 
 // Writes each, atomically; OutputError("<path>: <problem>").
 void write_threejs_light_probe(const std::string& path, const ShCoefficients& radiance);
-void write_filament_sh(const std::string& path, const ShCoefficients& radiance, FilamentSh kind, bool mirror_x = true);
+void write_filament_sh(const std::string& path, const ShCoefficients& radiance, FilamentSh kind, bool mirror_x = false);
 void write_unity_sh(const std::string& path, const ShCoefficients& radiance);
 void write_babylon_sh(const std::string& path, const ShCoefficients& radiance);
 
