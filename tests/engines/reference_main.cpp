@@ -6,18 +6,20 @@
 //    shows it in the wrong place.
 // 2. Runs the CLI, writing exactly what a user loads: --gltf ibl.glb (Babylon.js), --sh-format filament
 //    sh.txt and --specular spec.exr (Filament), and -o irr.json (our coefficients); then --gltf ibl.gltf
-//    (its PNGs beside it) from the same settings.
+//    (its PNGs beside it) and --specular spec.ktx2 from the same settings.
 // 3. Decodes the glTF's RGBD PNGs (our own decode, rgbd.h) back to a chain in our convention, and checks
 //    that its level 0 is the EXR's level 0 within RGBD's bound: the file holds our environment, laid out
 //    as gltf_ibl.h says (that layout is what the engine render then checks).
 // 4. Shades a grid of spheres seen from +Z and -Z (columns: a white Lambertian sphere, then white metals,
-//    F0 = 1, of perceptual roughness 0, 1/3, 2/3, 1), in our world (right-handed, +Y up: glTF's).
-//    expected_gltf.f32, for Babylon.js, from the glTF's own decoded chain (what RGBD holds): diffuse E(n)/pi
-//    from irr.json; metals the chain read at the mirror direction at level roughness x (levels - 1),
-//    bilinear in a face and linear between levels. The metals carry no DFG factor: with F0 = 1 the split
-//    sum's (A + B) and the multiple-scattering compensation 1 + F0 (1/(A + B) - 1) multiply to 1, as
-//    Babylon.js's PBR and Filament's shaders compute them. expected_filament.f32 from spec.exr in
-//    Filament's shading model (filament_pixel below), our chain read at the level of the true roughness.
+//    F0 = 1, of perceptual roughness 0, 1/3, 2/3, 1), in our world (right-handed, +Y up: glTF's):
+//    diffuse E(n)/pi from irr.json; metals the chain read at the mirror direction at level roughness x
+//    (levels - 1), bilinear in a face and linear between levels. The metals carry no DFG factor: with
+//    F0 = 1 the split sum's (A + B) and the multiple-scattering compensation 1 + F0 (1/(A + B) - 1)
+//    multiply to 1, as Babylon.js's PBR, three.js's MeshStandardMaterial and Filament compute them.
+//    expected_gltf.f32 (Babylon.js) from the glTF's own decoded chain (what RGBD holds);
+//    expected_split_sum.f32 (three.js's standard path) from spec.exr, and expected_split_sum_mirror_x.f32
+//    the same of the environment mirrored in x; expected_filament*.f32 in Filament's shading model
+//    (filament_pixel below).
 // 5. Writes DIR/scene.json (the layout and the files, for the engine side) and the .f32 images:
 //    width x height x 4 little-endian floats, rows top to bottom, RGB linear radiance, A = 1 where a
 //    sphere covers the pixel centre.
@@ -212,11 +214,14 @@ Rgb filament_pixel(const std::vector<CubeMap>& chain, const ShCoefficients& irra
 // The grid: row k seen along kViews[k] (orthographic, +Y up, right = (v.z, 0, -v.x)); `filament`: shaded as
 // filament_pixel, else as Babylon.js's PBR with our settings (the prefiltered radiance at the mirror
 // direction; E(n)/pi).
-enum class Shading { Babylon, FilamentTruth, FilamentLod };
+// SplitSum: the split sum with energy compensation, F0 = 1 (what Babylon.js's PBR computes with our
+// settings, and three.js's MeshStandardMaterial with its multiple scattering); SplitSumMirrorX: the same of
+// the environment mirrored in x (each lookup at (-x, y, z)), what a render in the wrong orientation shows.
+enum class Shading { SplitSum, SplitSumMirrorX, FilamentTruth, FilamentLod };
 std::vector<float> shade(const std::vector<CubeMap>& chain, const ShCoefficients& irradiance, Shading shading) {
     Image ones(1, 1);
     for (float& v : ones.rgb) v = 1.0f;  // the DFG factor, 1 for F0 = 1 with energy compensation
-    const Image dfg = compute_dfg_table(128);
+    static const Image dfg = compute_dfg_table(128);  // for Filament's dielectric: B at (n.v, r)
     const int cols = static_cast<int>(kSpheres.size()), rows = static_cast<int>(kViews.size());
     const int width = cols * kCell, height = rows * kCell;
     std::vector<float> image(static_cast<std::size_t>(width) * height * 4, 0.0f);
@@ -231,12 +236,13 @@ std::vector<float> shade(const std::vector<CubeMap>& chain, const ShCoefficients
                     const double r2 = x * x + y * y;
                     if (r2 >= 1.0) continue;
                     const double w = std::sqrt(1.0 - r2);
-                    const Vec3 n{x * right.x + w * v.x, y, x * right.z + w * v.z};
+                    const double flip = shading == Shading::SplitSumMirrorX ? -1 : 1;
+                    const Vec3 n{flip * (x * right.x + w * v.x), y, x * right.z + w * v.z}, view{flip * v.x, v.y, v.z};
                     const bool metal = std::string(s.material) == "metal";
-                    const Rgb out = shading != Shading::Babylon
-                                        ? filament_pixel(chain, irradiance, dfg, metal, s.roughness, n, v, shading == Shading::FilamentLod)
-                                    : metal ? preview_specular(chain, ones, s.roughness, n, v)
-                                            : preview_diffuse(irradiance, n);
+                    const bool filament = shading == Shading::FilamentTruth || shading == Shading::FilamentLod;
+                    const Rgb out = filament ? filament_pixel(chain, irradiance, dfg, metal, s.roughness, n, v, shading == Shading::FilamentLod)
+                                    : metal  ? preview_specular(chain, ones, s.roughness, n, view)
+                                             : preview_diffuse(irradiance, n);
                     float* px = &image[((static_cast<std::size_t>(row) * kCell + r) * width + col * kCell + c) * 4];
                     for (int ch = 0; ch < 3; ++ch) px[ch] = static_cast<float>(out[ch]);
                     px[3] = 1.0f;
@@ -260,14 +266,17 @@ int main(int argc, char** argv) {
         run("'" + cli + "' '" + map + "' --device cpu -q --warn-error 1e300 --specular-size " + std::to_string(kSpecularSize) +
             " --gltf '" + dir + "/ibl.glb' --specular '" + dir + "/spec.exr' -o '" + dir + "/irr.json' --sh-format filament '" +
             dir + "/sh.txt'");
-        // The same glTF as .gltf, its PNGs beside it (Babylon.js loads both).
+        // The same glTF as .gltf, its PNGs beside it (Babylon.js loads both), and the chain as KTX2 (rgba16f,
+        // the default), which three.js's standard path loads.
         run("'" + cli + "' '" + map + "' --device cpu -q --warn-error 1e300 --specular-size " + std::to_string(kSpecularSize) +
-            " --gltf '" + dir + "/ibl.gltf'");
+            " --gltf '" + dir + "/ibl.gltf' --specular '" + dir + "/spec.ktx2'");
         const std::vector<CubeMap> exr = read_specular_exr(dir + "/spec.exr");
         const std::vector<CubeMap> gltf = read_gltf_chain(dir + "/ibl.glb");
         check_same_level_zero(gltf.at(0), exr.at(0));
         const ShCoefficients irradiance = read_coefficients_json(dir + "/irr.json").irradiance;
-        write_f32(dir + "/expected_gltf.f32", shade(gltf, irradiance, Shading::Babylon));
+        write_f32(dir + "/expected_gltf.f32", shade(gltf, irradiance, Shading::SplitSum));
+        write_f32(dir + "/expected_split_sum.f32", shade(exr, irradiance, Shading::SplitSum));
+        write_f32(dir + "/expected_split_sum_mirror_x.f32", shade(exr, irradiance, Shading::SplitSumMirrorX));
         write_f32(dir + "/expected_filament.f32", shade(exr, irradiance, Shading::FilamentLod));
         write_f32(dir + "/expected_filament_truth.f32", shade(exr, irradiance, Shading::FilamentTruth));
 
@@ -280,7 +289,8 @@ int main(int argc, char** argv) {
         scene["specular_size"] = kSpecularSize;
         scene["files"] = {{"gltf", "ibl.glb"}, {"gltf_json", "ibl.gltf"}, {"specular_exr", "spec.exr"}, {"filament_sh", "sh.txt"},
                           {"expected_gltf", "expected_gltf.f32"}, {"expected_filament", "expected_filament.f32"},
-                          {"expected_filament_truth", "expected_filament_truth.f32"}};
+                          {"expected_filament_truth", "expected_filament_truth.f32"}, {"specular_ktx2", "spec.ktx2"},
+                          {"expected_split_sum", "expected_split_sum.f32"}, {"expected_split_sum_mirror_x", "expected_split_sum_mirror_x.f32"}};
         scene["views"] = json::array();
         for (const Vec3& v : kViews) scene["views"].push_back({v.x, v.y, v.z});
         scene["spheres"] = json::array();

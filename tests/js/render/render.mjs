@@ -26,7 +26,7 @@ const scene = JSON.parse(readFileSync(join(dir, 'scene.json'), 'utf8'));
 const { width: W, height: H, cell } = scene;
 const expected = readF32(join(dir, scene.files.expected), W, H);
 
-const { server, base } = await serve({ '/page.html': join(here, 'page.html'), '/page.mjs': join(here, 'page.mjs') },
+const { server, base } = await serve({ '/page.html': join(here, 'page.html'), '/page.mjs': join(here, 'page.mjs'), '/three_cube.mjs': join(here, 'three_cube.mjs') },
                                      { '/three/': join(here, '..', 'node_modules', 'three'), '/data/': dir });
 const result = await renderInChromium(`${base}/page.html`, { W, H, screenshot: join(dir, 'screenshot.png'), fail });
 server.close();

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# run_render.sh DIR [threejs|babylon]
+# run_render.sh DIR [threejs|babylon|threejs_std]
 # ctest engine_render_threejs: three.js in Debian's headless chromium renders what
 # bake_render_reference wrote into DIR, compared with our CPU shading (render.mjs says how).
-# ctest engine_render_babylon: Babylon.js renders what bake_engine_reference wrote (render_babylon.mjs).
+# ctest engine_render_babylon, engine_render_threejs_std: Babylon.js, and three.js's standard path, render
+# what bake_engine_reference wrote (render_babylon.mjs, render_threejs_std.mjs).
 # Without chromium (or node, or the npm modules; scripts/setup installs all three): a failure in CI
 # (CI set), else a skip (exit 77, which ctest reports as skipped) that says what is missing.
 # node runs in its own process group, which is killed afterwards: no chromium outlives the test.
@@ -13,6 +14,7 @@ engine=${2:-threejs}
 case "$engine" in
   threejs) script=render.mjs; modules="three puppeteer-core pngjs"; limit=110 ;;
   babylon) script=render_babylon.mjs; modules="babylonjs babylonjs-loaders puppeteer-core pngjs"; limit=280 ;;
+  threejs_std) script=render_threejs_std.mjs; modules="three puppeteer-core pngjs"; limit=110 ;;
   *) echo "run_render.sh: unknown engine '$engine'" >&2; exit 2 ;;
 esac
 missing=""
