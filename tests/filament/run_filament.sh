@@ -16,7 +16,7 @@ if ! command -v node >/dev/null 2>&1 || [ ! -f "$js/node_modules/pngjs/package.j
 fi
 command -v xvfb-run >/dev/null 2>&1 || { echo "engine render (Filament): xvfb-run missing (scripts/setup installs xvfb)" >&2; exit 1; }
 size=$(node -e "console.log(JSON.parse(require('fs').readFileSync(process.argv[1])).specular_size)" "$dir/scene.json")
-map=$(node -e "console.log(JSON.parse(require('fs').readFileSync(process.argv[1])).map)" "$dir/scene.json")
+map="$dir/$(node -e "console.log(JSON.parse(require('fs').readFileSync(process.argv[1])).files.source)" "$dir/scene.json")"
 start=$(date +%s.%N)
 rm -rf "$dir/cmgen"
 "$cmgen" -q --no-mirror --format=exr --size="$size" --deploy="$dir/cmgen" "$map" || exit 1

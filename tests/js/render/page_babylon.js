@@ -5,7 +5,8 @@
 // Loads our --gltf file (ibl.glb) with Babylon's own glTF loader (EXT_lights_image_based sets
 // scene.environmentTexture) and renders the sphere grid of scene.json in the glTF world: row k seen
 // along views[k] by an orthographic camera, column 0 a white diffuse PBRMaterial (metallic 0,
-// metallicF0Factor 0: no specular at all, so the pixel is the SH irradiance / pi Babylon evaluates),
+// metallicF0Factor 0: no specular at all, so the pixel is the SH irradiance / pi Babylon evaluates, here
+// per pixel: forceIrradianceInFragment),
 // columns 1.. white metals (metallic 1, F0 = F90 = 1) of the given roughness. Each row goes to a float
 // RenderTargetTexture (image processing applied by a post process that is not there: linear, unclamped).
 //
@@ -129,6 +130,7 @@
       const m = new B.PBRMaterial(`m${i}`, scene);
       m.albedoColor = new B.Color3(1, 1, 1);
       m.brdf.mixIblRadianceWithIrradiance = false;
+      m.forceIrradianceInFragment = true;  // the SH at the pixel's (true) normal, not at the mesh's vertices
       if (sp.material === 'diffuse') {
         m.metallic = 0;
         m.roughness = 1;

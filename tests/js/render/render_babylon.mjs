@@ -5,11 +5,13 @@
 //
 // page_babylon.js says what each case is. Gated (harness.mjs): `rh` (right-handed scene), `rh_gltf`
 // (the same from the .gltf) and `lh` (left-handed, the environment turned back by 180 degrees), all with
-// the gammaSpace workaround:
-// mean |d| <= 1% and max |d| <= 5% of the mean pixel value, at most 1% of the sphere pixels covered by
-// one image only. Measured and printed: `lh_as_loaded`, `rh_gamma` (without the gammaSpace workaround),
-// `rh_babylon_lod` (Babylon's own level choice), `rh_intensity2` (the light's intensity 2, against twice
-// the reference: the extension's "brightness multiplier for environment").
+// the gammaSpace workaround: mean |d| <= 1% of the mean pixel value M, max |d| <= 5% of M or of the
+// reference pixel where brighter, at most 1% of the sphere pixels covered by one image only. Against the
+// pixel, as three.js's rgba16f render: Babylon decodes the RGBD PNGs into a half-float cube (textureType 2
+// in the log), which rounds a sun hundreds of times M by 2^-11 of itself. Measured and printed:
+// `lh_as_loaded`, `rh_gamma` (without the gammaSpace workaround), `rh_babylon_lod` (Babylon's own level
+// choice), `rh_intensity2` (the light's intensity 2, against twice the reference: the extension's
+// "brightness multiplier for environment").
 // Writes into DIR: babylon_<case>.png (Reinhard at exposure 1 / mean, sRGB), reference_gltf.png,
 // diff_babylon_<case>.png (white = 5% of the mean), babylon_report.json. Exits 0 (pass) or 1.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -44,7 +46,7 @@ for (const [name, b64] of Object.entries(result.images)) {
   const got = decodeImage(b64);
   if (got.length !== W * H * 4) fail(`${name}: ${got.length} floats`);
   const want = name === 'rh_intensity2' ? doubled : expected;
-  const gate = ['rh', 'lh', 'rh_gltf'].includes(name) ? 'strict' : null;
+  const gate = ['rh', 'lh', 'rh_gltf'].includes(name) ? 'pixel' : null;
   const r = judge(`babylon ${name}`, got, want, scene, M, gate);
   if (gate) ok = ok && r.pass;
   png.image(`babylon_${name}.png`, got);

@@ -9,8 +9,10 @@
 // mirrored in x):
 //   orientation: mean |d| against ours at most half of mean |d| against the mirrored environment, for the
 //     whole grid and for the mirror sphere (roughness 0) of each view;
-//   mean: the whole grid's sum, and the sum of each diffuse and mirror (roughness 0) sphere, within 2% of
-//     ours (sum of the render / sum of the reference). The rough metals are PMREM's own blur (printed).
+//   level: the whole grid's sum within 5% of ours, and each diffuse and mirror (roughness 0) sphere's within
+//     15% (sum of the render / sum of the reference): what a wrong unit or factor would break. PMREM's own
+//     filtering moves them by up to 0.2% on the test map and 12% on maps with a sun; the rough metals' by
+//     up to 42% (printed).
 // Measured and printed: mean and max |d| per sphere (PMREM against our split sum), and `standard_as_loaded`
 // (the cube as in the file: mirrored in x there). Writes threejs_std_<case>.png, diff_threejs_std_<case>.png,
 // reference_split_sum.png and threejs_std_report.json into DIR. Exits 0 (pass) or 1.
@@ -55,19 +57,19 @@ for (const [name, b64] of Object.entries(result.images)) {
                          mirror: against(mirrored, s * cell, row * cell, cell, cell) });
   }));
   const orientationOk = orientation.every((o) => o.right <= 0.5 * o.mirror);
-  const levelled = [r, ...r.spheres.filter((s) => s.material === 'diffuse' || s.roughness === 0)];
+  const levelled = r.spheres.filter((s) => s.material === 'diffuse' || s.roughness === 0);
   const worstRatio = Math.max(...levelled.map((s) => Math.abs(s.ratio - 1)));
-  const meanOk = worstRatio <= 0.02;
+  const meanOk = Math.abs(r.ratio - 1) <= 0.05 && worstRatio <= 0.15;
   for (const o of orientation)
     console.log(`  ${name} orientation, ${o.what}: mean |d| ${pct(o.right)} against ours, ${pct(o.mirror)} against ours mirrored in x`);
-  console.log(`  ${name} level: the grid's sum and the diffuse and mirror spheres' within ${pct(worstRatio)} of ours ` +
-              `(the grid: ${r.ratio.toFixed(4)}; every sphere: within ${pct(Math.max(...r.spheres.map((s) => Math.abs(s.ratio - 1))))})`);
+  console.log(`  ${name} level: the grid's sum ${r.ratio.toFixed(4)} of ours; the diffuse and mirror spheres' within ` +
+              `${pct(worstRatio)}; every sphere's within ${pct(Math.max(...r.spheres.map((s) => Math.abs(s.ratio - 1))))}`);
   const gated = name === 'standard';
   const pass = orientationOk && meanOk;
   if (gated) {
     ok = ok && pass;
     console.log(`three.js ${name} (gated: orientation, mean |d| against ours <= half that against the mirrored environment; ` +
-                `the grid's, diffuse and mirror spheres' sums within 2% of ours): ${pass ? 'PASS' : 'FAIL'}`);
+                `the grid's sum within 5% of ours, the diffuse and mirror spheres' within 15%): ${pass ? 'PASS' : 'FAIL'}`);
   }
   report.renders[name] = { ...r, gated, pass: gated ? pass : null, orientation, worst_sum_ratio: worstRatio };
 }
