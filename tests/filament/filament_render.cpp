@@ -262,8 +262,7 @@ int main(int argc, char** argv) {
                 entities.push_back(e);
                 instances.push_back(mi);
             }
-            // Far away: the shading's view vector is set per pixel by the material, but the depth range
-            // and the camera's position stay those of an orthographic camera looking at the row.
+            // The material sets the view direction per pixel; the camera frames the row.
             const Entity camera_entity = em.create();
             Camera* camera = engine->createCamera(camera_entity);
             camera->setProjection(Camera::Projection::ORTHO, -1, 2.0 * cols - 1, -1, 1, 1, 20);
