@@ -20,5 +20,7 @@ struct PngPixels {
 
 // The file's samples at its own depth and channel count; nullopt when it does not decode.
 std::optional<PngPixels> read_png(const std::string& path);
+// The same from a PNG file's bytes in memory (a .glb's images).
+std::optional<PngPixels> read_png_memory(const std::uint8_t* bytes, std::size_t size);
 
 }  // namespace bake::test

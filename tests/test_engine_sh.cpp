@@ -102,7 +102,7 @@ TEST_CASE("engine sh: Unity's ShadeSH9 sum gives E/pi in Unity's axes (z negated
     CHECK(unity_sh_l2(constant)[0][0] == Approx(2.0));
 }
 
-TEST_CASE("engine sh: Babylon's polynomial is E/pi, and the glTF coefficients are pi times Babylon's radiance", "[engine_sh]") {
+TEST_CASE("engine sh: Babylon's polynomial is E/pi, its harmonics have the Condon-Shortley phase", "[engine_sh]") {
     const EngineTestScene scene = make_engine_test_scene();
     const BabylonPolynomial p = babylon_polynomial(scene.radiance);
     for (const Vec3& n : test::fibonacci_sphere(64)) {
@@ -113,8 +113,7 @@ TEST_CASE("engine sh: Babylon's polynomial is E/pi, and the glTF coefficients ar
             CHECK(v == Approx(e[c] / kPi).margin(1e-9 * std::fabs(e[0])));
         }
     }
-    const Sh9 g = gltf_irradiance_coefficients(scene.radiance), b = babylon_harmonics(scene.radiance);
-    for (int k = 0; k < 9; ++k) CHECK(g[k][0] == Approx(kPi * b[k][0]));
+    const Sh9 b = babylon_harmonics(scene.radiance);
     CHECK(b[1][0] == -scene.radiance.rgb[1][0]);  // Condon-Shortley phase: m = -1
     CHECK(b[4][0] == scene.radiance.rgb[4][0]);   // m = -2 keeps its sign
 }
@@ -128,4 +127,26 @@ TEST_CASE("engine sh: fewer than 9 coefficients are refused with the file's name
     // Order 5 gives the same as its first 9.
     const ShCoefficients r5 = project_sh_cpu(test::make_cube_env(8, engine_test_radiance), 5).radiance;
     CHECK(filament_sh_text(r5, FilamentSh::PreScaled) == filament_sh_text(truncate_order(r5, 3), FilamentSh::PreScaled));
+}
+
+// Filament 1.9.25's shader sums the pre-scaled SH as sh[0] + sh[1] y + sh[2] z + sh[3] x + sh[4] yx + sh[5] yz +
+// sh[6] (3z^2 - 1) + sh[7] zx + sh[8] (x^2 - y^2) at the world normal (Irradiance_SphericalHarmonics in its
+// light_indirect.fs, as libfilament_shaders holds it), and samples its cube at world directions as they
+// are: with our cube files, the SH must give E(n)/pi at n itself, not mirrored.
+TEST_CASE("engine sh: --sh-format filament's default sums to E(n)/pi in Filament's shader at n", "[engine_sh]") {
+    const EngineTestScene scene = make_engine_test_scene();
+    const Sh9 sh = filament_sh(scene.radiance, FilamentSh::PreScaled);
+    double worst = 0, max_e = 0;
+    for (const Vec3& n : test::fibonacci_sphere(100)) {
+        const double x = n.x, y = n.y, z = n.z;
+        const double p[9] = {1, y, z, x, y * x, y * z, 3 * z * z - 1, z * x, x * x - y * y};
+        const Rgb e = eval_sh(scene.irradiance, n);
+        for (int c = 0; c < 3; ++c) {
+            double got = 0;
+            for (int k = 0; k < 9; ++k) got += sh[k][c] * p[k];
+            worst = std::max(worst, std::fabs(got - e[c] / kPi));
+            max_e = std::max(max_e, std::fabs(e[c] / kPi));
+        }
+    }
+    CHECK(worst <= 1e-9 * max_e);
 }

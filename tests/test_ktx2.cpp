@@ -25,6 +25,7 @@
 #include "errors.h"
 #include "image_io.h"
 #include "gpu_formats.h"
+#include "gltf_ibl.h"
 #include "ibl_ktx2.h"
 #include "ktx2_writer.h"
 #include "cli_runner.h"
@@ -426,6 +427,13 @@ TEST_CASE("ktx2: the tool writes -o .ktx2, --dfg .ktx2 and --gltf as it writes t
     CHECK(light["specularImages"].size() == 3);
     for (const auto& level : light["specularImages"]) CHECK(level.size() == 6);
     CHECK(light["irradianceCoefficients"].size() == 9);
+    // Its PNGs beside it (issue 33 item 11), one a face and level, each the URI of an image.
+    const std::vector<std::string> files = gltf_output_files(dir + "/ibl.gltf", 3);
+    REQUIRE(files.size() == 19);
+    for (std::size_t i = 1; i < files.size(); ++i) {
+        CHECK(std::filesystem::is_regular_file(files[i]));
+        CHECK(dir + "/" + gltf["images"][i - 1]["uri"].get<std::string>() == files[i]);
+    }
     // Options that only shape .ktx2 files are usage errors without one.
     CHECK(run("'" + sample + "' -o " + dir + "/x.json --ktx-zstd 3") == 2 * 256);
 }

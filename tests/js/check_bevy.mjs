@@ -34,7 +34,7 @@ function loadCube(r, path) {
 }
 
 // OpenGL 4.6 Table 8.19: the face and (sc, tc, ma) of a direction; s = (sc/|ma| + 1)/2, t likewise.
-function faceCoords([x, y, z]) {
+export function faceCoords([x, y, z]) {
   const ax = Math.abs(x), ay = Math.abs(y), az = Math.abs(z);
   if (ax >= ay && ax >= az) return x > 0 ? [0, -z, -y, ax] : [1, z, -y, ax];
   if (ay >= az) return y > 0 ? [2, x, z, ay] : [3, x, -z, ay];
@@ -42,7 +42,7 @@ function faceCoords([x, y, z]) {
 }
 
 // The inverse at a texel centre of face f: row r is t, column c is s (KTXorientation rd).
-function texelDirection(f, r, c, n) {
+export function texelDirection(f, r, c, n) {
   const sc = 2 * (c + 0.5) / n - 1, tc = 2 * (r + 0.5) / n - 1;
   return [[1, -tc, -sc], [-1, -tc, sc], [sc, 1, tc], [sc, -1, -tc], [sc, -tc, 1], [-sc, -tc, -1]][f];
 }

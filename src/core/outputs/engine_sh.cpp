@@ -185,9 +185,10 @@ nlohmann::json unity_json(const ShCoefficients& radiance) {
 }
 
 Sh9 gltf_irradiance_coefficients(const ShCoefficients& radiance) {
-    Sh9 b = babylon_harmonics(radiance);
-    for (Rgb& v : b) v = scaled(v, kPi);
-    return b;
+    const Sh9 e = irradiance9(radiance);
+    Sh9 out;
+    for (int k = 0; k < 9; ++k) out[k] = scaled(e[k], kCondonShortley[k] * kMirrorZ[k]);
+    return out;
 }
 
 void write_threejs_light_probe(const std::string& path, const ShCoefficients& radiance) {

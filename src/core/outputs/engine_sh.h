@@ -16,7 +16,7 @@
 // | Unity    | E_k |c_k| / pi                | yes | none left (folded in) | z negated     |
 // | Babylon  | harmonics: radiance L_k       | no  | Condon-Shortley       | ours (glTF's) |
 // |          | polynomial: E/pi as x..zx     | yes | none left             | ours          |
-// | glTF EXT_lights_image_based | pi L_k     | (x pi) | Condon-Shortley    | ours (glTF's) |
+// | glTF EXT_lights_image_based | E_k  | no  | Condon-Shortley       | z mirrored (the glTF layout) |
 #include <array>
 #include <string>
 
@@ -43,6 +43,11 @@ nlohmann::json threejs_light_probe_json(const ShCoefficients& radiance, const st
 // Filament, as cmgen 1.9 writes --sh-output=sh.txt (tools/cmgen/src/cmgen.cpp, sphericalHarmonics and
 // outputSh): cmgen projects with the Condon-Shortley phase (odd m negated against ours) and by default
 // mirrors its input in X first (--no-mirror skips that: terms odd in x, k = 3, 4, 7, negated).
+// Ours are not mirrored unless mirror_x: Filament evaluates the SH, and samples its reflections cube, at
+// the world direction as it is (Irradiance_SphericalHarmonics(n), textureLod(light_iblSpecular, r)), so
+// unmirrored SH light a scene as our cube files (GL layout) and our world do, as cmgen --no-mirror's
+// cube and SH do together; rendered by Filament 1.9.25 (tests/filament: with our chain, the diffuse
+// sphere within 0.01% of E/pi; with x mirrored, 29% off). cmgen's default mirrors its cube and its SH alike.
 // Irradiance: cmgen --sh=3 --sh-irradiance: E_k in that basis.
 // PreScaled: cmgen --sh=3 --sh-irradiance --sh-shader (what --deploy writes as sh.txt, and what
 // filament::IndirectLight::Builder::irradiance(3, sh) takes): E_k times the signed basis constant / pi,
@@ -53,9 +58,9 @@ nlohmann::json threejs_light_probe_json(const ShCoefficients& radiance, const st
 // input cmgen first resamples to a cube: 1.3% off on L00 and up to 60% on small band-2 terms of a
 // smooth 256x128 map, so compare with cmgen on cube inputs.
 enum class FilamentSh { Irradiance, PreScaled };
-Sh9 filament_sh(const ShCoefficients& radiance, FilamentSh kind, bool mirror_x = true);
+Sh9 filament_sh(const ShCoefficients& radiance, FilamentSh kind, bool mirror_x = false);
 // The text cmgen writes: "(r, g, b); // L00, irradiance[, pre-scaled base]", 15 decimals, a line each.
-std::string filament_sh_text(const ShCoefficients& radiance, FilamentSh kind, bool mirror_x = true);
+std::string filament_sh_text(const ShCoefficients& radiance, FilamentSh kind, bool mirror_x = false);
 
 // Unity's SphericalHarmonicsL2 (sh[rgb, k], k = 0..8 in the order above, its indexer's layout):
 // Unity stores E_k * |c_k| / pi with the Condon-Shortley signs folded in ("premultiplied by
@@ -86,16 +91,19 @@ BabylonPolynomial babylon_polynomial(const ShCoefficients& radiance);
 nlohmann::json babylon_json(const ShCoefficients& radiance);
 nlohmann::json unity_json(const ShCoefficients& radiance);
 
-// glTF EXT_lights_image_based irradianceCoefficients (9 x 3). Babylon's loader
-// (@babylonjs/loaders@9.28.0 glTF/2.0/Extensions/EXT_lights_image_based.pure.js:99-102) reads them
-// with SphericalHarmonics.FromArray, scales by the intensity, divides by pi and hands them to
-// SphericalPolynomial.FromHarmonics, which treats its input as radiance (convolves and divides by pi
-// again). So the numbers must be pi times the radiance in Babylon's basis: pi * babylon_harmonics.
+// glTF EXT_lights_image_based irradianceCoefficients (9 x 3): the irradiance E_k the extension names, in
+// Babylon's basis (Condon-Shortley phase), mirrored in z as the glTF layout's faces (gltf_ibl.h). Babylon's
+// loader (@babylonjs/loaders@9.28.0 glTF/2.0/Extensions/EXT_lights_image_based.pure.js:99-102) reads them
+// with SphericalHarmonics.FromArray, scales by the intensity and divides by pi; SphericalPolynomial.
+// FromHarmonics keeps those harmonics, and its preScaledHarmonics are what the PBR shader sums
+// (harmonicsFunctions.js, useSphericalHarmonics on by default) at the normal with z negated in right-
+// handed scenes: E(n)/pi, the radiance of a white Lambertian surface. (Babylon's polynomial, used only
+// with useSphericalHarmonics off, convolves them again: bands 1 and 2 then come out 2/3 and 1/4 as large.)
 Sh9 gltf_irradiance_coefficients(const ShCoefficients& radiance);
 
 // Writes each, atomically; OutputError("<path>: <problem>").
 void write_threejs_light_probe(const std::string& path, const ShCoefficients& radiance);
-void write_filament_sh(const std::string& path, const ShCoefficients& radiance, FilamentSh kind, bool mirror_x = true);
+void write_filament_sh(const std::string& path, const ShCoefficients& radiance, FilamentSh kind, bool mirror_x = false);
 void write_unity_sh(const std::string& path, const ShCoefficients& radiance);
 void write_babylon_sh(const std::string& path, const ShCoefficients& radiance);
 

@@ -1,5 +1,7 @@
 #include "gltf_ibl.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <fstream>
 #include <stdexcept>
@@ -7,8 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.h"
+#include "cube_map.h"
 #include "engine_sh.h"
 #include "errors.h"
+#include "ibl_ktx2.h"
 #include "ktx2_writer.h"
 #include "rgbd.h"
 
@@ -17,19 +21,6 @@ namespace {
 
 using nlohmann::json;
 using Bytes = std::vector<std::uint8_t>;
-
-std::string base64(const Bytes& in) {
-    static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    for (std::size_t i = 0; i < in.size(); i += 3) {
-        const std::uint32_t n = (in[i] << 16) | ((i + 1 < in.size() ? in[i + 1] : 0) << 8) | (i + 2 < in.size() ? in[i + 2] : 0);
-        out += k[(n >> 18) & 63];
-        out += k[(n >> 12) & 63];
-        out += i + 1 < in.size() ? k[(n >> 6) & 63] : '=';
-        out += i + 2 < in.size() ? k[n & 63] : '=';
-    }
-    return out;
-}
 
 void validate_chain(const std::vector<CubeMap>& chain) {
     if (chain.empty()) throw std::invalid_argument("the specular chain has no level");
@@ -43,11 +34,11 @@ void validate_chain(const std::vector<CubeMap>& chain) {
     }
 }
 
-// Every face's PNG, level by level, +X -X +Y -Y +Z -Z.
+// Every face's PNG, level by level, +X -X +Y -Y +Z -Z, of the level mirrored in z.
 std::vector<Bytes> face_pngs(const std::vector<CubeMap>& chain) {
     std::vector<Bytes> pngs;
     for (const CubeMap& level : chain)
-        for (const Image& face : level.faces)
+        for (const Image& face : mirror_cube_z(level).faces)
             pngs.push_back(encode_png_rgba8(encode_rgbd_image(face, true), face.width, face.height));
     return pngs;
 }
@@ -116,19 +107,57 @@ bool ends_with(const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// A file name as a glTF URI reference: every byte but RFC 3986's unreserved characters percent-encoded.
+std::string uri_of(const std::string& name) {
+    static const char* hex = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : name) {
+        if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') out += static_cast<char>(c);
+        else out += {'%', hex[c >> 4], hex[c & 15]};
+    }
+    return out;
+}
+
+void write_bytes(const std::string& path, const Bytes& bytes) {
+    write_atomically(path, [&](const std::string& tmp) {
+        std::ofstream out(tmp, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        out.close();
+        if (out.fail()) throw OutputError(path + ": cannot write");
+    });
+}
+
 }  // namespace
+
+std::vector<std::string> gltf_output_files(const std::string& path, int levels) {
+    if (ends_with(path, ".glb")) return {path};
+    const std::size_t slash = path.find_last_of('/');
+    const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+    const std::string name = path.substr(folder.size());
+    const std::string stem = name.substr(0, name.find_last_of('.'));
+    static const char* faces[6] = {"px", "nx", "py", "ny", "pz", "nz"};
+    std::vector<std::string> files = {path};
+    for (int level = 0; level < levels; ++level)
+        for (const char* face : faces) files.push_back(folder + stem + "_spec_" + std::to_string(level) + "_" + face + ".png");
+    return files;
+}
 
 void write_gltf_ibl(const std::string& path, const std::vector<CubeMap>& specular_chain, const ShCoefficients& radiance) {
     Bytes bytes;
+    std::vector<Bytes> pngs;
+    std::vector<std::string> files;
     try {
         validate_chain(specular_chain);
         json doc = document(specular_chain, radiance);
-        const std::vector<Bytes> pngs = face_pngs(specular_chain);
+        pngs = face_pngs(specular_chain);
         if (ends_with(path, ".glb")) {
             bytes = glb(doc, pngs);
+            pngs.clear();
         } else {
+            files = gltf_output_files(path, static_cast<int>(specular_chain.size()));
             json images = json::array();
-            for (const Bytes& png : pngs) images.push_back({{"uri", "data:image/png;base64," + base64(png)}});
+            for (std::size_t i = 1; i < files.size(); ++i)
+                images.push_back({{"uri", uri_of(files[i].substr(files[i].find_last_of('/') + 1))}, {"mimeType", "image/png"}});
             doc["images"] = images;
             const std::string text = doc.dump(1) + "\n";
             bytes.assign(text.begin(), text.end());
@@ -136,12 +165,44 @@ void write_gltf_ibl(const std::string& path, const std::vector<CubeMap>& specula
     } catch (const std::exception& e) {
         throw OutputError(path + ": " + one_line(e.what()));
     }
-    write_atomically(path, [&](const std::string& tmp) {
-        std::ofstream out(tmp, std::ios::binary);
-        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-        out.close();
-        if (out.fail()) throw OutputError(path + ": cannot write");
-    });
+    // All the files or none: a set of their own, or the caller's when a Scope of it is open here.
+    OutputSet set;
+    {
+        const OutputSet::Scope joins(set);
+        for (std::size_t i = 0; i < pngs.size(); ++i) write_bytes(files[i + 1], pngs[i]);
+        write_bytes(path, bytes);
+    }
+    set.commit();
+}
+
+RgbdClipping rgbd_clipping(const std::vector<CubeMap>& specular_chain) {
+    RgbdClipping out;
+    for (std::size_t level = 0; level < specular_chain.size(); ++level) {
+        const CubeMap& cube = specular_chain[level];
+        const int n = cube.size;
+        double energy = 0, lost = 0;  // double sums of at most 6 n^2 x 3 terms, each >= 0
+        for (int row = 0; row < n; ++row)
+            for (int col = 0; col < n; ++col) {
+                const double omega = cube_texel_solid_angle(row, col, n);
+                for (const Image& face : cube.faces) {
+                    const float* v = face.at(row, col);
+                    bool clipped = false;
+                    for (int c = 0; c < 3; ++c) {
+                        energy += std::max(0.0f, v[c]) * omega;
+                        if (v[c] > 255.0f) {
+                            lost += (v[c] - 255.0) * omega;
+                            clipped = true;
+                        }
+                    }
+                    out.texels += clipped;
+                }
+            }
+        if (lost > 0 && lost / energy > out.energy_share) {
+            out.energy_share = lost / energy;
+            out.worst_level = static_cast<int>(level);
+        }
+    }
+    return out;
 }
 
 }  // namespace bake

@@ -15,51 +15,15 @@
 //   shader_rgba16f:  the same from the rgba16f files (the tool's default format).
 //   standard:        the metals as MeshStandardMaterial (metalness 1, roughness r) with envMap = a
 //                    PMREM that three.js's PMREMGenerator makes from our rgba16f cube as KTX2Loader loaded it.
-//   standard_mirror: the same from our cube with X mirrored (faces flipped, +X and -X swapped), which
+//   standard_mirror: the same from our cube mirrored in x (three_cube.mjs's environmentFromKtx2), which
 //                    undoes the x negation three.js applies to every CubeTexture it samples.
 // The canvas shows `shader` through Reinhard at exposure 1 / mean (for the screenshot).
 import * as THREE from 'three';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
+import { cubeFromKtx2, environmentFromKtx2 } from '/three_cube.mjs';
 
 const status = (window.bakeRender = { done: false, log: [] });
 const log = (s) => { status.log.push(s); console.log(s); };
-
-// KTX2Loader (three 0.187) returns an uncompressed cube file (faceCount 6, e.g. rgba16f) as a 2D
-// DataTexture whose every mip holds the six faces one after another (createRawTexture takes its
-// UNCOMPRESSED_FORMATS branch before looking at faceCount). Split those mips into the faces of a
-// CompressedCubeTexture, as its own branch for block-compressed cubes does; the texels are untouched.
-function cubeFromKtx2(t, faceMap = (f) => f, flipRows = false) {
-  if (t.isCubeTexture) return t;
-  const w = t.image.width, h = t.image.height;
-  for (const m of t.mipmaps)
-    if (m.data.length !== 6 * m.width * m.height * 4) throw new Error(`KTX2 cube level ${m.width}: ${m.data.length} values, not 6 faces`);
-  const faces = [];
-  for (let f = 0; f < 6; f++) {
-    const src = faceMap(f);
-    faces.push({
-      width: w, height: h,
-      mipmaps: t.mipmaps.map((m) => {
-        const n = m.width * m.height * 4;
-        let data = m.data.subarray(src * n, (src + 1) * n);
-        if (flipRows) {  // mirror each row (columns reversed)
-          const out = new data.constructor(n);
-          for (let r = 0; r < m.height; r++)
-            for (let c = 0; c < m.width; c++)
-              for (let k = 0; k < 4; k++) out[(r * m.width + c) * 4 + k] = data[(r * m.width + (m.width - 1 - c)) * 4 + k];
-          data = out;
-        }
-        return { data, width: m.width, height: m.height };
-      }),
-    });
-  }
-  const cube = new THREE.CompressedCubeTexture(faces, t.format, t.type);
-  cube.minFilter = THREE.LinearMipmapLinearFilter;
-  cube.magFilter = THREE.LinearFilter;
-  cube.generateMipmaps = false;
-  cube.colorSpace = t.colorSpace;
-  cube.needsUpdate = true;
-  return cube;
-}
 
 const vertexShader = /* glsl */ `
 void main() {
@@ -126,7 +90,7 @@ async function main() {
   if (f32.raw.type !== THREE.FloatType || f16.raw.type !== THREE.HalfFloatType)
     throw new Error(`texture types ${f32.raw.type}, ${f16.raw.type}: not float and half float`);
   // X mirrored: +X' = -X and -X' = +X, every face's columns reversed.
-  const chainMirror = cubeFromKtx2(f16.raw, (f) => (f === 0 ? 1 : f === 1 ? 0 : f), true);
+  const chainMirror = environmentFromKtx2(f16.raw);
 
   const probeJson = await (await fetch(`/data/${scene.files.probe}`)).json();
   const objectLoader = new THREE.ObjectLoader();
