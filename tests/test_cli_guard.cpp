@@ -20,6 +20,7 @@
 #include "cli_runner.h"
 #include "errors.h"
 #include "file_guard.h"
+#include "image_io.h"
 #include "shard.h"
 #include "specular_prefilter.h"
 #include "stage_progress.h"
@@ -373,4 +374,23 @@ TEST_CASE("guard: every option that names a file is refused on a file the run re
             check_refused_untouched(run_cli(args + " --device cpu"), kExitUsage, dir, before);
         }
     }
+}
+
+// #3: a sun of 3e5 in one texel was cut to 255 in the glTF's RGBD PNGs without a word.
+TEST_CASE("guard: a sun the glTF's RGBD cannot hold is warned about, naming the file", "[cli][guard][gltf]") {
+    const std::string dir = scratch("guard_sun_gltf");
+    Image sky(64, 32);
+    for (std::size_t i = 0; i < sky.rgb.size(); ++i) sky.rgb[i] = 0.5f;
+    for (int c = 0; c < 3; ++c) sky.at(10, 20)[c] = 3e5f;
+    write_exr(dir + "/sun.exr", sky, EnvmapHint::None);
+    const CliResult r = run_cli(dir + "/sun.exr --gltf " + dir + "/sun.glb --specular-size 32 --device cpu");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("warning: " + dir + "/sun.glb: RGBD PNGs hold values up to 255") != std::string::npos);
+    // A sky RGBD holds says nothing.
+    for (int c = 0; c < 3; ++c) sky.at(10, 20)[c] = 200.0f;
+    write_exr(dir + "/calm.exr", sky, EnvmapHint::None);
+    const CliResult calm = run_cli(dir + "/calm.exr --gltf " + dir + "/calm.glb --specular-size 32 --device cpu");
+    CHECK(calm.exit_code == 0);
+    CHECK(calm.err.find("RGBD") == std::string::npos);
 }

@@ -126,6 +126,10 @@ BakeOutcome Bake::compute(const BakeJob& job, const std::function<LoadedInput()>
     const SpecularBake* chain = st.specular ? &*st.specular : nullptr;
     check_float_range(job.label, st.loaded.record, map, chain);
     if (st.gltf_chain) check_float_range(job.label, st.loaded.record, nullptr, &*st.gltf_chain);
+    for (const std::string& w : clipping_warnings(job, s_, map, chain, st.gltf_chain ? &*st.gltf_chain : nullptr)) {
+        rep.warnings.push_back(w);
+        log_.warning(w);
+    }
 
     // Moved, not copied: a batch's writer holds them while the next input bakes.
     BakeOutcome out;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -120,7 +121,11 @@ std::vector<JobFile> job_files(const BakeJob& job, const BakeSettings& settings)
     if (!job.preview.empty()) written(job.preview, "--preview");
     for (const auto& e : job.emits) written(e.second, "--emit");
     for (const auto& e : job.sh_formats) written(e.second, "--sh-format");
-    if (!job.gltf.empty()) written(job.gltf, "--gltf");
+    if (!job.gltf.empty()) {
+        SpecularSettings chain = settings.specular;
+        chain.last_size = std::min(settings.gltf_last_size, chain.base_size);
+        for (const std::string& f : gltf_output_files(job.gltf, chain.levels())) written(f, "--gltf");
+    }
     // --skip-unchanged: the manifest beside the first output; one beside any other output is an
     // older bake's of this input with other outputs (removed when this one is written).
     if (!settings.fingerprint.empty() && files.size() > first_output) {
@@ -150,6 +155,25 @@ bool outputs_need_map(const BakeJob& job) {
         const OutputFormat* f = output_format_for(out);
         return f && f->needs_map;
     });
+}
+
+std::vector<std::string> clipping_warnings(const BakeJob& job, const BakeSettings& settings, const Image* map,
+                                           const SpecularBake* specular, const SpecularBake* gltf_chain) {
+    (void)settings;
+    (void)map;
+    (void)specular;
+    std::vector<std::string> lines;
+    char share[32];
+    if (gltf_chain) {
+        const RgbdClipping c = rgbd_clipping(gltf_chain->chain);
+        if (c.texels > 0) {
+            std::snprintf(share, sizeof share, "%.3g%%", 100 * c.energy_share);
+            lines.push_back("warning: " + job.gltf + ": RGBD PNGs hold values up to 255: " + std::to_string(c.texels) +
+                            " texels clipped, level " + std::to_string(c.worst_level) + " loses " + share +
+                            " of its energy; --specular as .exr, or .ktx2 with --ktx-format rgba32f, keeps a sun");
+        }
+    }
+    return lines;
 }
 
 void write_dfg_table(const std::string& path, int size, int threads, const KtxWriteOptions& ktx) {
@@ -212,7 +236,8 @@ void write_outputs(const BakeProducts& p, FileReport& rep, const std::function<v
         }
         if (p.gltf_chain) {
             write_gltf_ibl(job.gltf, p.gltf_chain->chain, p.record.radiance);
-            written.outputs.push_back(job.gltf);
+            for (const std::string& f : gltf_output_files(job.gltf, static_cast<int>(p.gltf_chain->chain.size())))
+                written.outputs.push_back(f);
         }
     }
     // --skip-unchanged: the manifest of this bake, in the same set (bake_manifest.h).

@@ -64,6 +64,11 @@ std::vector<std::string> input_files(const BakeJob& job);
 // Whether any of the job's -o / --name files needs the irradiance map.
 bool outputs_need_map(const BakeJob& job);
 
+// What the job's outputs would lose of what was baked, one warning line each ("warning: <file>:
+// ..."): a glTF's RGBD PNGs hold values up to 255 (a sun's texels are cut there).
+std::vector<std::string> clipping_warnings(const BakeJob& job, const BakeSettings& settings, const Image* map,
+                                           const SpecularBake* specular, const SpecularBake* gltf_chain);
+
 // --dfg: the split-sum table, which depends on no input (written once a run): .png 16-bit, .ktx2,
 // else float EXR.
 void write_dfg_table(const std::string& path, int size, int threads, const KtxWriteOptions& ktx);
