@@ -5,6 +5,7 @@
 #include <Imath/half.h>
 
 #include "environment_loader.h"
+#include "sphere_texels.h"
 #include "sun.h"
 #include "sun_sky.h"
 
@@ -131,7 +132,7 @@ TEST_CASE("find_sun: the same sun at any scale of the map's units (the moon of a
     for (std::size_t c = 0; c < 3; ++c) CHECK(b.sun->illuminance[c] == Approx(1e-6 * a.sun->illuminance[c]).epsilon(1e-5));
 }
 
-TEST_CASE("find_sun and remove_sun on packed texels: the same sun as from their floats, a float residual", "[sun]") {
+TEST_CASE("find_sun and remove_sun on packed texels: the same sun as from their floats, a residual still packed", "[sun]") {
     const DiscSun disc{normalize(Vec3{0.7, 0.1, -0.7}), 1.5 * kDeg, {3e3, 2.5e3, 2e3}};
     const Environment floats = equirect_sky_with_sun(1024, 512, 1.0, disc);
     for (TexelEncoding encoding : {TexelEncoding::Rgbe8, TexelEncoding::Half}) {
@@ -143,13 +144,28 @@ TEST_CASE("find_sun and remove_sun on packed texels: the same sun as from their 
         REQUIRE(a.sun);
         REQUIRE(b.sun);
         CHECK(a.sun->texels == b.sun->texels);
-        CHECK(a.sun->direction.x == b.sun->direction.x);
-        CHECK(a.sun->illuminance == b.sun->illuminance);
+        // The fill is the ring's median made a texel of the encoding (RGBE shares one exponent among
+        // the channels, so it moves by up to 1/128); all else is the same.
+        const Rgb quantised{a.sun->fill[0], a.sun->fill[1], a.sun->fill[2]};
+        for (std::size_t c = 0; c < 3; ++c) CHECK(quantised[c] == Approx(b.sun->fill[c]).epsilon(1.0 / 128));
+        CHECK(angle_between(a.sun->direction, b.sun->direction) < 1e-5);
         CHECK(angle_between(a.sun->direction, disc.direction) <= 0.05 * kDeg);
         for (std::size_t c = 0; c < 3; ++c) CHECK(a.sun->illuminance[c] == Approx(disc.illuminance()[c]).epsilon(0.01));
         const Environment residual = remove_sun(packed, *a.sun);
+        REQUIRE(residual.is_packed());
+        CHECK(residual.packed.encoding == encoding);
         CHECK(residual.identity != 0);
         CHECK(residual.identity != packed.identity);
+        const SphereTexels t(residual);
+        for (std::size_t i : a.sun->texels) {  // the texels decode to the fill exactly
+            float v[3];
+            t.value(i, v);
+            for (std::size_t c = 0; c < 3; ++c) REQUIRE(v[c] == a.sun->fill[c]);
+        }
+        // A fill that the encoding cannot hold is refused (a Sun of another map).
+        Sun odd = *a.sun;
+        odd.fill[0] = std::nextafter(odd.fill[0], 1e30f);
+        CHECK_THROWS_AS(remove_sun(packed, odd), std::invalid_argument);
         const Rgb in = texel_integral(packed), out = texel_integral(residual);
         for (int c = 0; c < 3; ++c) CHECK(std::fabs(out[c] + a.sun->removed[c] - in[c]) <= 1e-6 * in[c]);
     }

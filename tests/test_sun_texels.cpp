@@ -2,6 +2,7 @@
 // spread, against the geometry computed here by brute force.
 #include <catch2/catch.hpp>
 
+#include <random>
 #include <set>
 
 #include "sphere_texels.h"
@@ -121,4 +122,33 @@ TEST_CASE("SphereTexels: packed texels read as expand_packed gives them", "[sun]
             }
         }
     }
+}
+
+TEST_CASE("float_to_rgbe: the nearest RGBE at or below each channel, and decoded RGBE encodes to itself", "[sun]") {
+    std::mt19937 rng(9);
+    std::uniform_real_distribution<float> u(0, 1);
+    for (int k = 0; k < 10000; ++k) {
+        const float scale = std::ldexp(1.0f, static_cast<int>(u(rng) * 80) - 40);
+        const float rgb[3] = {u(rng) * scale, u(rng) * scale, u(rng) * scale};
+        std::uint8_t b[4];
+        float back[3];
+        float_to_rgbe(rgb, b);
+        rgbe_to_float(b, back, 1);
+        const float m = std::max({rgb[0], rgb[1], rgb[2]});
+        int e;
+        std::frexp(m, &e);
+        for (int c = 0; c < 3; ++c) {  // truncated to a step of 2^(e - 8) of the largest channel's exponent
+            REQUIRE(back[c] <= rgb[c]);
+            REQUIRE(rgb[c] - back[c] < std::ldexp(1.0f, e - 8));
+        }
+        std::uint8_t again[4];
+        float_to_rgbe(back, again);
+        REQUIRE(std::memcmp(b, again, 4) == 0);
+    }
+    const float black[3] = {0, 0, 0}, negative[3] = {-1, 2, 0.5f};
+    std::uint8_t b[4];
+    float_to_rgbe(black, b);
+    CHECK((b[0] | b[1] | b[2] | b[3]) == 0);
+    float_to_rgbe(negative, b);
+    CHECK(b[0] == 0);
 }

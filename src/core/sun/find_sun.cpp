@@ -3,10 +3,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
+#include "packed_fill.h"
 #include "parallel.h"
 #include "sphere_texels.h"
 #include "sun.h"
@@ -36,6 +38,9 @@ double bin_floor(int bin) {
 
 bool finite3(const float* v) { return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]); }
 
+// Rec. 709 luminance in float: what every pass classifies texels by (non-finite when a channel is).
+inline float luminance_f(const float* v) { return 0.2126f * v[0] + 0.7152f * v[1] + 0.0722f * v[2]; }
+
 // Rows in chunks fixed by the input's size alone, merged in order: the sums do not depend on threads.
 struct Chunks {
     int rows, rows_per_chunk, count;
@@ -45,43 +50,60 @@ struct Chunks {
     }
 };
 
-// Pass 1: the solid angle in each luminance bin (for the median), the map's luminance integral and
-// its brightest texel. Non-finite texels are left out of all three.
+// Pass 1: the solid angle in each luminance bin (for the median), the map's luminance integral, its
+// brightest texel and each row's. Non-finite texels are left out of all of them.
 struct Survey {
     std::vector<double> histogram = std::vector<double>(kBins, 0.0);
+    std::vector<float> row_peak;
     double solid_angle = 0, luminance = 0;
-    float peak = -1.0f;
+    float peak = -std::numeric_limits<float>::infinity();
 };
 
 Survey survey(const SphereTexels& texels, int threads) {
     const Chunks chunks(texels);
-    std::vector<Survey> parts(static_cast<std::size_t>(chunks.count));
+    Survey all;
+    all.row_peak.assign(static_cast<std::size_t>(chunks.rows), all.peak);
+    // Even and odd columns go to their own histogram and sums: two chains of additions, not one
+    // (a smooth sky puts neighbours in the same bin, and each addition waited for the last).
+    struct Part {
+        std::vector<double> histogram = std::vector<double>(2 * kBins, 0.0);
+        double solid_angle[2] = {0, 0}, luminance[2] = {0, 0};
+    };
+    std::vector<Part> parts(static_cast<std::size_t>(chunks.count));
     const std::size_t width = static_cast<std::size_t>(texels.row_length());
     parallel_for(chunks.count, resolve_threads(threads, chunks.count), [&](int k) {
-        Survey& s = parts[static_cast<std::size_t>(k)];
+        Part& p = parts[static_cast<std::size_t>(k)];
         std::vector<float> scratch;
+        std::vector<double> omegas;
         const int end = std::min(chunks.rows, (k + 1) * chunks.rows_per_chunk);
         for (int row = k * chunks.rows_per_chunk; row < end; ++row) {
             const float* v = texels.row_values(row, scratch);
-            const std::size_t first = static_cast<std::size_t>(row) * width;
-            for (std::size_t c = 0; c < width; ++c, v += 3) {
-                if (!finite3(v)) continue;
-                const float y = static_cast<float>(rec709_luminance(v));
-                const double omega = texels.approx_solid_angle(first + c);
-                s.histogram[static_cast<std::size_t>(luminance_bin(y))] += omega;
-                s.solid_angle += omega;
-                s.luminance += y * omega;
-                s.peak = std::max(s.peak, y);
+            texels.approx_row_solid_angles(row, omegas);
+            float peak = all.row_peak[static_cast<std::size_t>(row)];
+            const auto add = [&](std::size_t c, int lane) {
+                const float y = luminance_f(v + 3 * c);
+                if (!std::isfinite(y)) return;
+                const double omega = omegas[c];
+                p.histogram[static_cast<std::size_t>(lane * kBins + luminance_bin(y))] += omega;
+                p.solid_angle[lane] += omega;
+                p.luminance[lane] += y * omega;
+                peak = std::max(peak, y);
+            };
+            std::size_t c = 0;
+            for (; c + 1 < width; c += 2) {
+                add(c, 0);
+                add(c + 1, 1);
             }
+            if (c < width) add(c, 0);
+            all.row_peak[static_cast<std::size_t>(row)] = peak;
         }
     });
-    Survey all;
-    for (const Survey& s : parts) {
-        for (int b = 0; b < kBins; ++b) all.histogram[static_cast<std::size_t>(b)] += s.histogram[static_cast<std::size_t>(b)];
-        all.solid_angle += s.solid_angle;
-        all.luminance += s.luminance;
-        all.peak = std::max(all.peak, s.peak);
+    for (const Part& p : parts) {
+        for (std::size_t b = 0; b < static_cast<std::size_t>(kBins); ++b) all.histogram[b] += p.histogram[b] + p.histogram[kBins + b];
+        all.solid_angle += p.solid_angle[0] + p.solid_angle[1];
+        all.luminance += p.luminance[0] + p.luminance[1];
     }
+    for (float peak : all.row_peak) all.peak = std::max(all.peak, peak);
     return all;
 }
 
@@ -95,13 +117,14 @@ double median_luminance(const Survey& s) {
     return 0;
 }
 
-// Pass 2: the texels of luminance >= threshold, ascending, with their luminance.
+// Pass 2: the texels of luminance >= threshold, ascending, with their luminance; only the rows whose
+// brightest texel reaches it are read.
 struct Bright {
     std::vector<std::size_t> texels;
     std::vector<float> luminance;
 };
 
-Bright bright_texels(const SphereTexels& texels, double threshold, int threads) {
+Bright bright_texels(const SphereTexels& texels, const Survey& all, double threshold, int threads) {
     const Chunks chunks(texels);
     std::vector<Bright> parts(static_cast<std::size_t>(chunks.count));
     const std::size_t width = static_cast<std::size_t>(texels.row_length());
@@ -110,22 +133,23 @@ Bright bright_texels(const SphereTexels& texels, double threshold, int threads) 
         std::vector<float> scratch;
         const int end = std::min(chunks.rows, (k + 1) * chunks.rows_per_chunk);
         for (int row = k * chunks.rows_per_chunk; row < end; ++row) {
+            if (all.row_peak[static_cast<std::size_t>(row)] < threshold) continue;
             const float* v = texels.row_values(row, scratch);
             for (std::size_t c = 0; c < width; ++c, v += 3) {
-                const double y = rec709_luminance(v);
-                if (y >= threshold && finite3(v)) {
+                const float y = luminance_f(v);
+                if (y >= threshold && std::isfinite(y)) {
                     b.texels.push_back(static_cast<std::size_t>(row) * width + c);
-                    b.luminance.push_back(static_cast<float>(y));
+                    b.luminance.push_back(y);
                 }
             }
         }
     });
-    Bright all;
+    Bright all_bright;
     for (const Bright& b : parts) {
-        all.texels.insert(all.texels.end(), b.texels.begin(), b.texels.end());
-        all.luminance.insert(all.luminance.end(), b.luminance.begin(), b.luminance.end());
+        all_bright.texels.insert(all_bright.texels.end(), b.texels.begin(), b.texels.end());
+        all_bright.luminance.insert(all_bright.luminance.end(), b.luminance.begin(), b.luminance.end());
     }
-    return all;
+    return all_bright;
 }
 
 // A connected set of bright texels, measured by its light above the map's median.
@@ -279,16 +303,13 @@ SunSearch find_sun(const Environment& env, const SunOptions& options) {
         return out;
     }
 
-    std::vector<Source> found = sources(texels, bright_texels(texels, threshold, options.threads), median);
+    // Never empty: the threshold is at most the brightest texel's luminance.
+    std::vector<Source> found = sources(texels, bright_texels(texels, all, threshold, options.threads), median);
     std::size_t best = 0;
     double total = 0;
     for (std::size_t k = 0; k < found.size(); ++k) {
         total += found[k].light;
         if (found[k].light > found[best].light) best = k;
-    }
-    if (found.empty()) {  // only when the peak's own luminance rounds below the threshold
-        out.verdict = "no sun: no source above the threshold";
-        return out;
     }
     const Source& source = found[best];
     const double share = total > 0 ? source.light / total : 0.0;
@@ -313,6 +334,7 @@ SunSearch find_sun(const Environment& env, const SunOptions& options) {
     }
     Sun sun;
     sun.fill = ring_median(texels, ring);
+    if (env.is_packed()) sun.fill = pack_fill(env.packed.encoding, sun.fill).value;  // what remove_sun can write
     sun.removed = {0, 0, 0};
     sun.illuminance = {0, 0, 0};
     double centre[3] = {0, 0, 0};

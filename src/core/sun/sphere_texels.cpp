@@ -34,12 +34,17 @@ double SphereTexels::solid_angle(std::size_t i) const {
     return cube_texel_solid_angle(static_cast<int>(t / n_), static_cast<int>(t % n_), n_);
 }
 
-double SphereTexels::approx_solid_angle(std::size_t i) const {
-    if (!cube_) return solid_angle(i);
-    const std::size_t t = i % (static_cast<std::size_t>(n_) * n_);
-    const double h = 2.0 / n_, s = (static_cast<double>(t % n_) + 0.5) * h - 1, u = (static_cast<double>(t / n_) + 0.5) * h - 1;
-    const double rho2 = 1 + s * s + u * u;
-    return h * h / (rho2 * std::sqrt(rho2));  // dOmega = ds dt / rho^3
+void SphereTexels::approx_row_solid_angles(int row, std::vector<double>& out) const {
+    out.resize(static_cast<std::size_t>(row_length()));
+    if (!cube_) {
+        std::fill(out.begin(), out.end(), equirect_row_solid_angle(row, width_, height_));
+        return;
+    }
+    const double h = 2.0 / n_, t = ((row % n_) + 0.5) * h - 1;
+    for (int c = 0; c < n_; ++c) {
+        const double s = (c + 0.5) * h - 1, rho2 = 1 + s * s + t * t;
+        out[static_cast<std::size_t>(c)] = h * h / (rho2 * std::sqrt(rho2));  // dOmega = ds dt / rho^3
+    }
 }
 
 double SphereTexels::spread(std::size_t i) const {

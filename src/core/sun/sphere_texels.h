@@ -26,9 +26,10 @@ public:
     // spread(i) * d_i.s, to second order in the texel's size: spread = <|delta|^2> / 2 = (a^2 + b^2) / 24
     // for a texel of angular sides a and b (a uniform rectangle in the tangent plane).
     double spread(std::size_t i) const;
-    // The solid angle at the texel's centre times the texel's area in face coordinates: the cube's
-    // exact solid angle to O(1/N^2), without its arctangents (the lat-long's is exact and as cheap).
-    double approx_solid_angle(std::size_t i) const;
+    // Row `row`'s solid angles, row_length() of them: exact for a lat-long row (one value), and for a
+    // cube row the solid angle at each texel's centre times its area in face coordinates (the exact
+    // one to O(1/N^2), without its arctangents).
+    void approx_row_solid_angles(int row, std::vector<double>& out) const;
 
     void value(std::size_t i, float* rgb) const;
     // Row `row`'s values, row_length() RGB triples: the image's own memory, or `scratch` for packed texels.

@@ -39,7 +39,8 @@ struct Sun {
     double angular_radius = 0;          // radians, of the uniform disc with the same second moment
     double solid_angle = 0;             // 2 pi (1 - cos angular_radius): that disc's
     std::array<double, 3> removed;      // sum of (L - fill) * Omega: exactly what remove_sun takes away
-    std::array<float, 3> fill;          // the radiance its texels hold in the residual
+    std::array<float, 3> fill;          // the radiance its texels hold in the residual (a value of the
+                                        // map's packed encoding when it has one)
     std::vector<std::size_t> texels;    // SphereTexels indices (sphere_texels.h), ascending
     double texel_radius = 0;            // radians: the disc of the brightest texel's solid angle
     double energy_share = 0;            // luminance of `removed` / the map's whole luminance integral
@@ -61,11 +62,14 @@ struct SunSearch {
 // are not finite are never part of it. Precondition: options' thresholds positive, margins >= 0.
 SunSearch find_sun(const Environment& env, const SunOptions& options = {});
 
-// The environment without the sun: the same layout and size, float texels (a packed input is
-// expanded, exactly), the sun's texels set to sun.fill, every other texel unchanged. Identity: a fresh
-// one when env has one (the residual is as final as its input), else 0. Throws std::invalid_argument
-// when the sun's texels do not fit env.
-Environment remove_sun(const Environment& env, const Sun& sun, int threads = 0);
+// The environment without the sun: the same layout, size and texel encoding (packed RGBE or half
+// stays packed, as the bake holds it), the sun's texels set to sun.fill (which find_sun chose
+// representable in that encoding), every other texel unchanged; so that the residual's integral plus
+// sun.removed is the input's. The identity becomes a fresh one when it was set (the texels changed).
+// Throws std::invalid_argument when the sun's texels or fill do not fit env (a Sun of another map).
+Environment remove_sun(const Environment& env, const Sun& sun);
+// The same without a copy.
+void remove_sun_in_place(Environment& env, const Sun& sun);
 
 double rec709_luminance(const float* rgb);
 double rec709_luminance(const std::array<double, 3>& rgb);
