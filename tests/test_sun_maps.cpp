@@ -245,3 +245,19 @@ TEST_CASE("find_sun: the sky map's sun, against a window around its brightest te
     for (std::size_t k = 1; k < residual.equirect.rgb.size(); k += 3) peak = std::max(peak, residual.equirect.rgb[k]);
     CHECK(peak < 0.01f * floats.equirect.at(pr, pc)[1]);
 }
+
+TEST_CASE("find_sun: the bundled sample sky's sun, as make-sample-sky draws it", "[sun]") {
+    // src/tools/make_sample_sky.cpp: a disc of radius 1.5 deg and radiance (5000, 4750, 4300) at
+    // elevation 35 deg, azimuth 45 deg (its texels' coverage supersampled), over a sky with a halo
+    // about it; written as RGBE, 512 x 256 (texels of 0.7 deg: the disc is 2.1 texels in radius).
+    const SunSearch found = find_sun(load_environment(std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr", LoadOptions{}));
+    INFO(found.verdict);
+    REQUIRE(found.sun);
+    const double theta = 55 * kDeg, phi = 45 * kDeg;
+    const Vec3 expected{std::sin(theta) * std::cos(phi), std::cos(theta), std::sin(theta) * std::sin(phi)};
+    CHECK(angle_between(found.sun->direction, expected) <= 0.05 * kDeg);
+    const double k = kPi * std::pow(std::sin(1.5 * kDeg), 2);
+    const Rgb e{5000 * k, 4750 * k, 4300 * k};
+    for (std::size_t c = 0; c < 3; ++c) CHECK(found.sun->illuminance[c] == Approx(e[c]).epsilon(0.005));
+    CHECK(found.sun->angular_radius == Approx(1.5 * kDeg).epsilon(0.10));
+}
