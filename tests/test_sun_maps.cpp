@@ -214,6 +214,12 @@ TEST_CASE("find_sun: the sky map's sun, against a window around its brightest te
     const SunSearch again = find_sun(floats);
     REQUIRE(again.sun);
     CHECK(again.sun->illuminance == sun.illuminance);
+    SunOptions one_thread;  // the sums are merged in an order fixed by the map's size: the same bits
+    one_thread.threads = 1;
+    const SunSearch serial = find_sun(packed, one_thread);
+    REQUIRE(serial.sun);
+    CHECK(serial.sun->illuminance == sun.illuminance);
+    CHECK(serial.sun->energy_share == sun.energy_share);
     // Independently: the brightest texel, and a 9 x 9 window about it less the median of the window's
     // rim (the lossy codec's ringing, negative texels included, lies within it).
     const int w = floats.width(), h = floats.height();
