@@ -30,6 +30,7 @@ struct Args {
     std::string specular_maps;         // --specular-maps DIR: with --specular-source, the chain's accuracy on DIR's shared maps
     std::string specular_dir;
     bool ktx2 = false;                 // --ktx2: only the KTX2 encode/write section, CPU only
+    bool sun = false;                  // --sun: only find_sun and remove_sun on an e2e_width map, CPU only
 };
 
 // Exits (2) with the usage on an unknown option.

@@ -1,10 +1,10 @@
 // bake-bench: GPU projection throughput against the card's own measured memory bandwidth, the
 // CPU double path's throughput and scaling, and the end-to-end stages of a large EXR; or one of
-// the other sections (--whole-process, --exact, --specular, --specular-source, --ktx2, --cpu-only).
+// the other sections (--whole-process, --exact, --specular, --specular-source, --ktx2, --sun, --cpu-only).
 // Prints tables and writes JSON (--json). Every GPU variant is first checked against the CPU
 // double path (1e-5 relative) before anything is timed. The sections live in their own files:
 // gl_bandwidth, projection_bench, e2e_stages (in-process GPU), end_to_end (whole processes),
-// exact_bench, specular_bench, specular_accuracy, ktx2_bench.
+// exact_bench, specular_bench, specular_accuracy, ktx2_bench, sun_bench.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -24,6 +24,7 @@
 #include "ktx2_bench.h"
 #include "projection_bench.h"
 #include "specular_bench.h"
+#include "sun_bench.h"
 
 using namespace bake;
 using Json = nlohmann::json;
@@ -54,6 +55,10 @@ int run_without_context(const bench::Args& args, unsigned hw_threads, Json& out)
     }
     if (args.ktx2) {  // CPU only: no GL context
         bench::run_ktx2_bench(args.repeats_given ? args.repeats : 9, &out["ktx2"]);
+        return write_json(args, out, 0);
+    }
+    if (args.sun) {  // CPU only: no GL context
+        bench::run_sun_bench(args.repeats_given ? args.repeats : 5, args.e2e_width, &out["sun"]);
         return write_json(args, out, 0);
     }
     if (args.cpu_only) {

@@ -86,6 +86,18 @@ float half_to_float(std::uint16_t bits) {
     return static_cast<float>(h);
 }
 
+void float_to_rgbe(const float* rgb, std::uint8_t* rgbe) {
+    const float m = std::max({rgb[0], rgb[1], rgb[2]});
+    if (!(m >= 1e-32f)) {
+        std::memset(rgbe, 0, 4);
+        return;
+    }
+    int e;
+    const float scale = std::frexp(m, &e) * 256.0f / m;  // 2^(8 - e): each channel to [0, 256)
+    for (int c = 0; c < 3; ++c) rgbe[c] = static_cast<std::uint8_t>(std::max(0.0f, rgb[c]) * scale);
+    rgbe[3] = static_cast<std::uint8_t>(e + 128);
+}
+
 Image expand_packed(const PackedImage& packed, int threads) {
     Image out(packed.width, packed.height);
     const std::size_t texels = packed.pixel_count();

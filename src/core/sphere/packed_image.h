@@ -40,6 +40,11 @@ struct PackedImage {
 // half -> float (exact: every half is a float).
 float half_to_float(std::uint16_t bits);
 
+// The inverse of rgbe_to_float, as Radiance writes RGBE (Ward: the largest channel's exponent, each
+// channel truncated to its byte; negative channels as 0; all zero below 1e-32). A value it gives,
+// decoded, encodes to the same bytes.
+void float_to_rgbe(const float* rgb, std::uint8_t* rgbe);
+
 // The float image the file's texels stand for, bit-identical to decoding the file to float
 // directly (threads <= 0: all cores).
 Image expand_packed(const PackedImage& packed, int threads = 0);
