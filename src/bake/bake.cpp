@@ -101,6 +101,13 @@ BakeOutcome Bake::compute(const BakeJob& job, const std::function<LoadedInput()>
         rep.warnings.push_back(w);
         log_.warning(w);
     }
+    if (s_.extract_sun) {
+        rep.sun = st.loaded.record.sun;
+        if (!st.loaded.sun) {  // said, so that a missing light is never a surprise
+            rep.warnings.push_back("notice: " + job.label + ": no sun taken out: " + st.loaded.sun_verdict);
+            log_.warning(rep.warnings.back());
+        }
+    }
     // The next input for the backend of the specular chain, from now: it may stage its texels while
     // this input's first stages run, and send them while it makes this input's chain.
     if (sends_ahead(job))
@@ -140,6 +147,7 @@ BakeOutcome Bake::compute(const BakeJob& job, const std::function<LoadedInput()>
     out.gltf_chain = std::move(st.gltf_chain);
     out.golden = std::move(golden);
     out.failed_compare = std::move(st.failed_compare);
+    out.sun = std::move(st.loaded.sun);
     return out;
 }
 
@@ -149,7 +157,8 @@ void write_outcome(const BakeJob& job, const BakeSettings& settings, const BakeO
     trace_event("write");         // in a batch on the writer thread: the timeline shows the overlap
     const Stopwatch write_watch;
     write_outputs(BakeProducts{job, settings, o.env ? &*o.env : nullptr, o.record, o.map ? &*o.map : nullptr,
-                               o.specular ? &*o.specular : nullptr, o.gltf_chain ? &*o.gltf_chain : nullptr},
+                               o.specular ? &*o.specular : nullptr, o.gltf_chain ? &*o.gltf_chain : nullptr,
+                               o.sun ? &*o.sun : nullptr},
                   rep, before_commit);
     rep.timings.write = write_watch.ms();
     trace_event("written");

@@ -43,6 +43,7 @@ struct BakeOutcome {
     std::optional<SpecularBake> specular, gltf_chain;
     std::optional<CoefficientsDocument> golden;  // read before any work, checked after the outputs
     std::optional<CheckFailed> failed_compare;
+    std::optional<Sun> sun;  // --extract-sun: the sun taken out, for the glTF and --sun-format
 };
 
 // Writes every output of `job` from `outcome`, all or none (outputs.h's write_outputs), and

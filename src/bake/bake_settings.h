@@ -44,6 +44,7 @@ struct BakeSettings {
     int preview_width = 512;
     double preview_exposure = 0;
     int threads = 0;
+    bool extract_sun = false;         // --extract-sun: the sun taken out of the map before anything is baked
     std::string generator = "bake-irradiance";  // the tool and its version, stated in the outputs
     // --skip-unchanged: the options that shape the outputs, as canonical text; a manifest of each
     // input's bake (bake_manifest.h) is written with its outputs. Empty: none.
@@ -62,6 +63,7 @@ struct BakeJob {
     std::vector<std::pair<ShaderLanguage, std::string>> emits;
     std::string gltf;                                            // --gltf: .gltf or .glb
     std::vector<std::pair<std::string, std::string>> sh_formats;  // --sh-format: engine, file
+    std::vector<std::pair<std::string, std::string>> sun_formats; // --sun-format: engine, file
 };
 
 }  // namespace bake

@@ -9,6 +9,7 @@
 #include "exact_irradiance.h"
 #include "sh_error.h"
 #include "stopwatch.h"
+#include "sun_lights.h"
 #include "texel_policy.h"
 #include "trace.h"
 
@@ -109,6 +110,18 @@ LoadedInput load_input(const BakeJob& job, const BakeSettings& settings, bool ce
         std::snprintf(min, sizeof min, "%g", static_cast<double>(stats.min_value));
         l.warnings.push_back("warning: " + label + ": " + std::to_string(stats.negative) + " negative values (min " + min +
                              (settings.clamp_negative ? "), clamped to 0" : "), kept; --clamp-negative sets them to 0"));
+    }
+    if (settings.extract_sun) {
+        // Before anything reads the texels (the report's cells, the bright split, the upload): every
+        // product is baked from the map without its sun.
+        SunOptions options;
+        options.threads = settings.threads;
+        SunSearch search = find_sun(env, options);
+        if (search.sun) remove_sun_in_place(env, *search.sun);
+        record.sun_asked = true;
+        record.sun = search.sun ? sun_json(*search.sun) : nlohmann::json();
+        l.sun = std::move(search.sun);
+        l.sun_verdict = search.verdict;
     }
     env.identity = next_environment_identity();  // final from here on
     l.load_ms = watch.ms();

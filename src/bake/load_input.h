@@ -8,6 +8,7 @@
 
 #include "analysis.h"
 #include "bake_settings.h"
+#include "sun.h"
 #include "coefficients_json.h"
 
 namespace bake {
@@ -25,6 +26,9 @@ struct LoadedInput {
     // it needs the input alone, and here it runs on a decode-ahead thread or while the first
     // input's GL context starts.
     std::optional<BrightSplit> bright;
+    // --extract-sun: the sun taken out of `env` (none found: empty, `sun_verdict` says why).
+    std::optional<Sun> sun;
+    std::string sun_verdict;
 };
 
 // Throws InputError naming the file and the problem.

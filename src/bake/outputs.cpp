@@ -24,6 +24,7 @@
 #include "preview_image.h"
 #include "shader_snippet.h"
 #include "stop_request.h"
+#include "sun_lights.h"
 
 namespace bake {
 
@@ -90,6 +91,21 @@ const OutputFormat* output_format_for(const std::string& path) {
     return nullptr;
 }
 
+namespace {
+nlohmann::json threejs_sun(const Sun& sun) { return threejs_sun_json(sun); }
+// Filament evaluates our SH and cube at the world direction as they are (--sh-format filament is
+// not mirrored): its sun is not either.
+nlohmann::json filament_sun(const Sun& sun) { return filament_sun_json(sun, 1.0, false); }
+nlohmann::json bevy_sun(const Sun& sun) { return bevy_sun_json(sun); }
+}  // namespace
+
+SunWriter parse_sun_engine(const std::string& name) {
+    if (name == "threejs") return threejs_sun;
+    if (name == "filament") return filament_sun;
+    if (name == "bevy") return bevy_sun;
+    return nullptr;
+}
+
 ShWriter parse_sh_engine(const std::string& name) {
     if (name == "threejs") return write_threejs_light_probe;
     if (name == "filament") return filament_prescaled;
@@ -121,6 +137,7 @@ std::vector<JobFile> job_files(const BakeJob& job, const BakeSettings& settings)
     if (!job.preview.empty()) written(job.preview, "--preview");
     for (const auto& e : job.emits) written(e.second, "--emit");
     for (const auto& e : job.sh_formats) written(e.second, "--sh-format");
+    for (const auto& e : job.sun_formats) written(e.second, "--sun-format");
     if (!job.gltf.empty()) {
         SpecularSettings chain = settings.specular;
         chain.last_size = std::min(settings.gltf_last_size, chain.base_size);
@@ -234,8 +251,13 @@ void write_outputs(const BakeProducts& p, FileReport& rep, const std::function<v
             parse_sh_engine(engine)(file, p.record.radiance);
             written.outputs.push_back(file);
         }
+        for (const auto& [engine, file] : job.sun_formats) {
+            const nlohmann::json light = p.sun ? parse_sun_engine(engine)(*p.sun) : nlohmann::json();
+            write_text_atomically(file, light.dump(1) + "\n");
+            written.outputs.push_back(file);
+        }
         if (p.gltf_chain) {
-            write_gltf_ibl(job.gltf, p.gltf_chain->chain, p.record.radiance);
+            write_gltf_ibl(job.gltf, p.gltf_chain->chain, p.record.radiance, p.sun);
             for (const std::string& f : gltf_output_files(job.gltf, static_cast<int>(p.gltf_chain->chain.size())))
                 written.outputs.push_back(f);
         }

@@ -10,6 +10,7 @@
 #include "coefficients_json.h"
 #include "run_report.h"
 #include "specular_stage.h"
+#include "sun.h"
 
 namespace bake {
 
@@ -22,11 +23,16 @@ struct BakeProducts {
     const Image* map;               // the irradiance map, when an output needs one
     const SpecularBake* specular;   // --specular
     const SpecularBake* gltf_chain; // --gltf: the chain down to settings.gltf_last_size
+    const Sun* sun;                 // --extract-sun: the sun taken out (null: none, or not asked)
 };
 
 // --sh-format's engines (engine_sh.h says what each file holds): a name's writer, or null.
 using ShWriter = void (*)(const std::string& path, const ShCoefficients& radiance);
 ShWriter parse_sh_engine(const std::string& name);
+
+// --sun-format's engines (sun_lights.h): the sun as that engine's light, as JSON (null: no sun).
+using SunWriter = nlohmann::json (*)(const Sun& sun);
+SunWriter parse_sun_engine(const std::string& name);
 
 // A format of -o / --name files, chosen by extension.
 struct OutputFormat {

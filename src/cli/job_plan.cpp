@@ -60,6 +60,8 @@ std::vector<BakeJob> plan_jobs(const Options& o) {
         if (!o.gltf.empty()) job.gltf = expand(o.gltf, job.label, job.index, "--gltf");
         for (const auto& [engine, file] : o.sh_formats)
             job.sh_formats.emplace_back(engine, expand(file, job.label, job.index, "--sh-format"));
+        for (const auto& [engine, file] : o.sun_formats)
+            job.sun_formats.emplace_back(engine, expand(file, job.label, job.index, "--sun-format"));
         jobs.push_back(job);
     }
     return jobs;

@@ -225,6 +225,14 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
                                                 "babylon (SphericalPolynomial .json) (repeatable)")
         ->type_name("ENGINE FILE")
         ->allow_extra_args(false);
+    app.add_flag("--extract-sun", o.extract_sun, "Take the dominant sun out of the map and bake everything from the rest; "
+                                                 "the sun is stated as a light (direction, illuminance, angular radius) "
+                                                 "in the JSON, the report and --gltf (docs/sun.md)");
+    app.add_option("--sun-format", o.sun_formats, "With --extract-sun: write the sun as an engine's light, ENGINE threejs "
+                                                  "(DirectionalLight .json), filament (LightManager SUN .json), bevy "
+                                                  "(DirectionalLight .json); null when no sun was found (repeatable)")
+        ->type_name("ENGINE FILE")
+        ->allow_extra_args(false);
     app.add_option("--ktx-format", o.ktx_format, "Texel format of .ktx2 outputs: rgba16f, rgba32f, b10g11r11, e5b9g9r9")
         ->check(one_of({"rgba16f", "rgba32f", "b10g11r11", "e5b9g9r9"}))
         ->capture_default_str();
@@ -336,6 +344,13 @@ void check_output_names(const Options& o) {
                                                           " writes " + (extension[1] == 't' ? "text" : "JSON") + ")");
         check_file_name(file, "--sh-format");
     }
+    for (const auto& [engine, file] : o.sun_formats) {
+        if (!parse_sun_engine(engine))
+            throw CLI::ValidationError("--sun-format", "'" + engine + "' is not one of threejs, filament, bevy");
+        if (!has_extension(file, ".json"))
+            throw CLI::ValidationError("--sun-format", "'" + file + "' must end in .json (--sun-format writes JSON)");
+        check_file_name(file, "--sun-format");
+    }
     if (!o.dfg.empty()) {
         if (!has_extension(o.dfg, ".exr") && !has_extension(o.dfg, ".png") && !has_extension(o.dfg, ".ktx2"))
             throw CLI::ValidationError("--dfg", "'" + o.dfg + "' must end in .exr, .png or .ktx2");
@@ -378,7 +393,8 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
                                    "--emit", "--specular", "--specular-size", "--specular-samples", "--jobs",
                                    "--fail-fast", "--timings", "--clamp-negative", "--replace-nonfinite",
                                    "--max-pixels", "--output", "--out-dir", "--name", "--shard", "--depfile",
-                                   "--skip-unchanged", "--gltf", "--sh-format", "--ktx-convention"})
+                                   "--skip-unchanged", "--gltf", "--sh-format", "--ktx-convention", "--extract-sun",
+                                   "--sun-format"})
             if (given(option)) refuse(option, "without an input (--dfg alone bakes no environment)");
         return;
     }
@@ -404,6 +420,7 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
         for (const char* option : {"--specular-size", "--specular-samples"})
             if (given(option)) refuse(option, "without --specular or --gltf");
     if (given("--dfg-size") && o.dfg.empty()) refuse("--dfg-size", "without --dfg");
+    if (given("--sun-format") && !o.extract_sun) refuse("--sun-format", "without --extract-sun");
     // --gltf's chain runs from --specular-size down to 16x16 (roughness 1 there): below 32 it would
     // be one level, a mirror, with no rough reflections at all.
     if (!o.gltf.empty() && o.specular_size < 2 * kGltfLastSize)
@@ -477,7 +494,7 @@ void check_inputs_and_outputs(const Options& o) {
                                                "and --name patterns");
     if (o.has_input() && o.outputs.empty() && o.names.empty() && o.out_dir.empty() && !o.compare && o.golden.empty() &&
         o.preview.empty() && o.emits.empty() && o.report.empty() && o.specular.empty() && o.dfg.empty() && o.depfile.empty() &&
-        o.gltf.empty() && o.sh_formats.empty())
+        o.gltf.empty() && o.sh_formats.empty() && o.sun_formats.empty())
         throw CLI::ValidationError("--output", "nothing to do: give -o out.exr and/or -o out.json");
     // Each exact texel sums every cell of the source (up to 131072): beyond 6 x 256^2 outputs
     // a bake would take minutes on the CPU path.
@@ -549,7 +566,9 @@ nlohmann::json output_options(const Options& o) {
     for (const auto& [lang, file] : o.emits) emits.push_back(lang);
     nlohmann::json sh_formats = nlohmann::json::array();
     for (const auto& [engine, file] : o.sh_formats) sh_formats.push_back(engine);
-    return {{"order", o.order},
+    nlohmann::json sun_formats = nlohmann::json::array();
+    for (const auto& [engine, file] : o.sun_formats) sun_formats.push_back(engine);
+    nlohmann::json options = {{"order", o.order},
             {"size", o.size},
             {"irradiance", o.irradiance},
             {"window", o.window},
@@ -568,6 +587,11 @@ nlohmann::json output_options(const Options& o) {
             {"ktx_format", o.ktx_format},
             {"ktx_zstd", o.ktx_zstd},
             {"ktx_convention", o.ktx_convention}};
+    // Options added since the first manifests: stated only when used, so that a manifest written
+    // before them still matches a run without them.
+    if (o.extract_sun) options["extract_sun"] = true;
+    if (!sun_formats.empty()) options["sun_format"] = sun_formats;
+    return options;
 }
 
 }  // namespace
@@ -576,6 +600,7 @@ nlohmann::json command_json(const Options& o) {
     nlohmann::json names = nlohmann::json::array();
     for (const auto& [lang, file] : o.emits) names.push_back({{"--emit", file}});
     for (const auto& [engine, file] : o.sh_formats) names.push_back({{"--sh-format", file}});
+    for (const auto& [engine, file] : o.sun_formats) names.push_back({{"--sun-format", file}});
     return {{"options", output_options(o)},
             {"outputs", o.outputs},
             {"out_dir", o.out_dir},
@@ -617,6 +642,7 @@ BakeSettings bake_settings(const Options& o) {
     s.preview_width = o.preview_width;
     s.preview_exposure = o.preview_exposure;
     s.threads = o.threads;
+    s.extract_sun = o.extract_sun;
     s.generator = std::string(kTool) + " " + BAKE_VERSION;
     if (o.skip_unchanged) s.fingerprint = output_options(o).dump();
     return s;

@@ -47,6 +47,8 @@ struct Options {
     int dfg_size = 128;
     std::string gltf;                                              // --gltf FILE.gltf|.glb
     std::vector<std::pair<std::string, std::string>> sh_formats;   // --sh-format ENGINE FILE
+    bool extract_sun = false;                                      // --extract-sun
+    std::vector<std::pair<std::string, std::string>> sun_formats;  // --sun-format ENGINE FILE
     std::string ktx_format = "rgba16f";
     int ktx_zstd = 0;
     std::string ktx_convention = "gl";                             // --ktx-convention gl|bevy

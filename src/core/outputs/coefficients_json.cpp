@@ -87,6 +87,7 @@ nlohmann::json to_json(const BakeRecord& r) {
     if (!r.window.is_null()) j["window"] = r.window;
     if (!r.sh_error.is_null()) j["sh_error"] = r.sh_error;
     if (!r.irradiance_map.is_null()) j["irradiance_map"] = r.irradiance_map;
+    if (r.sun_asked) j["sun"] = r.sun;
     if (r.computed_by == "gpu") {
         j["computed_by"]["renderer"] = r.renderer;
         j["computed_by"]["gl_version"] = r.gl_version;

@@ -15,6 +15,7 @@
 #include "ibl_ktx2.h"
 #include "ktx2_writer.h"
 #include "rgbd.h"
+#include "sun_lights.h"
 
 namespace bake {
 namespace {
@@ -142,13 +143,15 @@ std::vector<std::string> gltf_output_files(const std::string& path, int levels) 
     return files;
 }
 
-void write_gltf_ibl(const std::string& path, const std::vector<CubeMap>& specular_chain, const ShCoefficients& radiance) {
+void write_gltf_ibl(const std::string& path, const std::vector<CubeMap>& specular_chain, const ShCoefficients& radiance,
+                    const Sun* sun) {
     Bytes bytes;
     std::vector<Bytes> pngs;
     std::vector<std::string> files;
     try {
         validate_chain(specular_chain);
         json doc = document(specular_chain, radiance);
+        if (sun) add_gltf_sun(doc, *sun);
         pngs = face_pngs(specular_chain);
         if (ends_with(path, ".glb")) {
             bytes = glb(doc, pngs);

@@ -28,6 +28,7 @@
 
 #include "cube_map.h"
 #include "sh.h"
+#include "sun.h"
 
 namespace bake {
 
@@ -35,7 +36,10 @@ namespace bake {
 // OutputSet (atomic_file.h): inside the caller's OutputSet::Scope every file joins the caller's set;
 // outside one, all of them or none. The chain: at least one level, faces of N >> i texels with N a power
 // of two. radiance: order 3 or more (the first 9 are used). Throws OutputError("<path>: <problem>").
-void write_gltf_ibl(const std::string& path, const std::vector<CubeMap>& specular_chain, const ShCoefficients& radiance);
+// sun (--extract-sun): the sun taken out of the map, added as a KHR_lights_punctual directional
+// light on a node of the scene (sun_lights.h's add_gltf_sun).
+void write_gltf_ibl(const std::string& path, const std::vector<CubeMap>& specular_chain, const ShCoefficients& radiance,
+                    const Sun* sun = nullptr);
 
 // Every file write_gltf_ibl writes for `path` and a chain of `levels` levels, the glTF first: a .glb
 // alone; a .gltf and, in its folder, <stem>_spec_<level>_<face>.png for each level and face px nx py

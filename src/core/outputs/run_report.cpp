@@ -53,6 +53,7 @@ json to_json(const FileReport& f) {
         {"window", f.window},
         {"sh_error", f.sh_error},
         {"specular", f.specular},
+        {"sun", f.sun},
     };
 }
 
