@@ -181,7 +181,7 @@ TEST_CASE("rules: output names that cannot be meant are refused", "[cli][rules]"
 
 // #19: --jobs 2 by default decoded ahead on a 2-core CPU path too, costing time and memory there;
 // and --device auto, which bakes SH on the CPU, still decoded ahead as if the GPU baked. On 16
-// cores the CPU path gains from decoding ahead (scripts/batch-crossover), so the rule is by threads.
+// cores the CPU path gains from decoding ahead (bench/NOTES.md), so the rule is by threads.
 TEST_CASE("rules: --jobs auto decodes ahead where the GPU bakes or the CPU has 8+ threads", "[cli][rules][batch]") {
     const std::string dir = scratch("rules_jobs");
     const std::string batch = kSample + " " + kSky + " --out-dir " + dir + " --name '{stem}.json' --report " + dir + "/r.json";
