@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 #include "embedded_shaders.h"
 #include "trace.h"
@@ -91,7 +92,7 @@ GLuint ComputePrograms::get(const char* shader_name, const std::string& defines)
 
     const char* body = shaders::find(shader_name);
     if (!body) throw GpuError(std::string("shader ") + shader_name + " is not embedded in the binary");
-    // For shader work without a rebuild (bench/results' experiments): $BAKE_SHADER_DIR/<name>,
+    // For shader work without a rebuild: $BAKE_SHADER_DIR/<name>,
     // where that file exists, replaces the embedded body.
     std::string override_body;
     if (const char* dir = std::getenv("BAKE_SHADER_DIR"); dir && *dir) {
@@ -100,6 +101,26 @@ GLuint ComputePrograms::get(const char* shader_name, const std::string& defines)
             override_body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
             body = override_body.c_str();
         }
+    }
+    // `#include "name.glsl"` lines: the embedded file of that name, in place (source string 3, then
+    // the shader's own numbering resumes), so that a shader's helpers can live in a file of their own.
+    std::string expanded;
+    {
+        std::istringstream lines(body);
+        int number = 0;
+        for (std::string line; std::getline(lines, line);) {
+            ++number;
+            const std::size_t open = line.find("#include \"");
+            if (open != 0) {
+                expanded += line + "\n";
+                continue;
+            }
+            const std::string name = line.substr(10, line.find('"', 10) - 10);
+            const char* included = shaders::find(name.c_str());
+            if (!included) throw GpuError(std::string("shader ") + shader_name + " includes " + name + ", which is not embedded");
+            expanded += "#line 1 3\n" + std::string(included) + "\n#line " + std::to_string(number + 1) + " 2\n";
+        }
+        body = expanded.c_str();
     }
     std::string header = "#version 430 core\n" + defines;
     if (fault_requested("shader-compile"))
@@ -134,7 +155,7 @@ GLuint ComputePrograms::get(const char* shader_name, const std::string& defines)
         const std::string log = info_log(shader, false);
         glDeleteShader(shader);
         throw GpuError(std::string("shader ") + shader_name + " failed to compile (source 1 = " +
-                       "sh_common.glsl, 2 = " + shader_name + "): " + log);
+                       "sh_common.glsl, 2 = " + shader_name + ", 3 = a file it includes): " + log);
     }
     const GLuint prog = glCreateProgram();
     glAttachShader(prog, shader);

@@ -1,4 +1,5 @@
 #include "gpu_specular_source.h"
+#include "gpu_specular_source_impl.h"
 
 #include <algorithm>
 #include <chrono>
@@ -19,161 +20,6 @@
 
 
 namespace bake {
-
-namespace {
-constexpr GLuint kGroup = 8;  // shaders/specular_source.comp, specular_source_mips.comp: 8 x 8 texels a work group
-
-// Floats of the chains' levels of a `size` source from `level` down to 1 x 1: each level holds
-// both cubes (full, capped), 6 faces of RGB texels. With level 0, the whole buffer; / 36 gives
-// the solid-angle table's doubles (one face a level).
-std::size_t level_floats_before(int size, int level) {
-    std::size_t total = 0;
-    for (int s = size >> level; s >= 1; s >>= 1) total += 36 * static_cast<std::size_t>(s) * s;
-    return total;
-}
-// Offset (floats) of `level` in the chains' buffer, and (doubles) in the solid-angle table.
-std::size_t level_offset(int size, int level) { return level_floats_before(size, 0) - level_floats_before(size, level); }
-std::size_t omega_offset(int size, int level) { return level_offset(size, level) / 36; }
-}
-
-struct GpuSpecularSource::Impl {
-    explicit Impl(GpuProjector& p) : projector(p), programs(p.programs()) {}
-    GpuProjector& projector;
-    ComputePrograms& programs;
-    GlBuffer texels, grid, omega, output, readback, constants, status, cap_items, partials;
-    // The polar caps' work list (shaders/specular_source.comp, modes 1 and 2) for (size, width,
-    // rings, pieces): items, cap texels, where the texels' list starts.
-    int caps_for[4] = {0, 0, -1, 0};
-    int tables_for[3] = {0, 0, 0};  // upload(): the grid, solid angles, constants and chains' buffer made for (width, height, size)
-    // plan_tables: the grid and the solid angles being made for (width, height, size).
-    struct Tables {
-        std::vector<double> grid, omega;
-    };
-    int planned_for[3] = {0, 0, 0};
-    std::future<Tables> planned;
-    static Tables make_tables(int width, int height, int size, int threads) {
-        Tables t;
-        t.grid = equirect_source_grid(width, height);
-        t.omega = face_solid_angles(size, threads);
-        return t;
-    }
-    int cap_item_count = 0, cap_texel_count = 0, cap_rings = 0;
-    int split_rings = -1, split_pieces = 32;  // set_cap_split
-    GLuint texel_buffer = 0;  // the projector's single tile, or `texels`
-    StageTimer timer, mips_timer, texture_timer;
-    double last_mips_gpu_ms = 0, last_texture_gpu_ms = 0;
-    double last_ms = 0, last_upload_ms = 0, last_program_ms = 0, last_read_ms = 0, last_map_ms = 0;
-    GLuint program = 0;
-    // average_resident's chains: generation (0: none), face size, cubes in `output` (1 or 2), the
-    // prefilter's texture.
-    std::uint64_t generation = 0, last_generation = 0;
-    int resident_size = 0, resident_cubes = 0;
-    // dispatch_resident's passes are in flight and their status not yet read (check_resident).
-    bool unchecked = false;
-    // queue_level_read: level `queued_level`'s full cube then the status word, copied into
-    // `level_readback` behind the passes; `level_fence` signals when they are there.
-    GlBuffer level_readback;
-    GLsync level_fence = nullptr;
-    int queued_level = -1;
-    std::uint64_t queued_generation = 0;  // the chains queue_level_read was for (0: none)
-    void drop_level_fence() {
-        if (level_fence) glDeleteSync(level_fence);
-        level_fence = nullptr;
-        queued_level = -1;
-    }
-    // The end of check_resident (or take_queued_level) once the status word is read: the source
-    // pass's timers (their results are there once the passes are), and a failed pass ends the chains.
-    void conclude_check(GLuint failed) {
-        unchecked = false;
-        last_ms = timer.total_ms();
-        last_mips_gpu_ms = mips_timer.total_ms();
-        last_texture_gpu_ms = texture_timer.total_ms();
-        if (failed) {
-            generation = 0;
-            throw GpuError("the specular source pass failed (an edge piece outside its column sums)");
-        }
-    }
-    // dispatch_ahead's passes, for the dispatch_resident of the same input (Environment::identity),
-    // face size and cap threshold while `generation` is still theirs; generation 0: none.
-    struct Ahead {
-        std::uint64_t identity = 0, generation = 0;
-        int size = 0;
-        double threshold = 0;
-    } ahead;
-    bool queuing_ahead = false;  // dispatch_ahead is running: upload() waits for nothing
-    // Whether the resident chains are dispatch_ahead's for env at face `size` (and cap `threshold`).
-    bool ahead_of(const Environment& env, int size) const {
-        return ahead.generation != 0 && ahead.generation == generation && env.identity != 0 && ahead.identity == env.identity &&
-               ahead.size == size;
-    }
-    bool ahead_matches(const Environment& env, int size, double threshold) const {
-        const bool same_cap = ahead.threshold == threshold || (std::isinf(ahead.threshold) && std::isinf(threshold));
-        return ahead_of(env, size) && same_cap;
-    }
-    GLuint texture = 0;
-    int texture_size = 0;
-    double last_mips_ms = 0;
-    ~Impl() {
-        if (texture) glDeleteTextures(1, &texture);
-        drop_level_fence();
-    }
-    const void* uploaded = nullptr;  // the texels upload() sent, until average() uses them
-    int uploaded_size = 0;
-    GLint64 max_block = 0;
-    GLint max_groups[3] = {0, 0, 0};
-    bool limits_read = false;
-    // Calls use(p) with `count` floats of `output` from float `offset`, in host memory: copied on
-    // the GPU into a client-storage buffer and mapped where ARB_buffer_storage is there
-    // (glGetBufferSubData of the 36 MB of a 6 x 512² source took 60 ms on the H100 machine), else
-    // glGetBufferSubData. Returns the milliseconds until the data was in host memory.
-    template <typename Use>
-    double read_output(std::size_t offset, std::size_t count, Use&& use) {
-        const auto start = std::chrono::steady_clock::now();
-        auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(); };
-        const std::size_t bytes = count * sizeof(float);
-        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-        if (!projector.buffer_storage_available()) {
-            std::vector<float> host(count);
-            glBindBuffer(GL_SHADER_STORAGE_BUFFER, output.id);
-            glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset * sizeof(float)),
-                               static_cast<GLsizeiptr>(bytes), host.data());
-            check_gl("reading the specular source back");
-            const double copied = ms();
-            use(static_cast<const float*>(host.data()));
-            return copied;
-        }
-        readback.ensure_readback(bytes);
-        glBindBuffer(GL_COPY_READ_BUFFER, output.id);
-        glBindBuffer(GL_COPY_WRITE_BUFFER, readback.id);
-        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, static_cast<GLintptr>(offset * sizeof(float)), 0,
-                            static_cast<GLsizeiptr>(bytes));
-        const void* mapped = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), GL_MAP_READ_BIT);
-        if (!mapped) {
-            check_gl("mapping the specular source");
-            throw GpuError("mapping the specular source failed");
-        }
-        const double copied = ms();
-        use(static_cast<const float*>(mapped));
-        glBindBuffer(GL_COPY_WRITE_BUFFER, readback.id);
-        glUnmapBuffer(GL_COPY_WRITE_BUFFER);
-        check_gl("reading the specular source back");
-        return copied;
-    }
-    // Level `level` of the first `cubes` resident cubes (full, then capped) read back into out[0], out[1].
-    void read_level(int level, int cubes, CubeMap* const out[2]) {
-        const int s = resident_size >> level;
-        const std::size_t face_floats = 3 * static_cast<std::size_t>(s) * s;
-        read_output(level_offset(resident_size, level), static_cast<std::size_t>(6 * cubes) * face_floats, [&](const float* src) {
-            for (int k = 0; k < 6 * cubes; ++k) std::copy_n(src + k * face_floats, face_floats, out[k / 6]->faces[k % 6].rgb.data());
-        });
-    }
-    void read_limits() {
-        if (limits_read) return;
-        glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_block);
-        for (GLuint i = 0; i < 3; ++i) glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, i, &max_groups[i]);
-        limits_read = true;
-    }
-};
 
 GpuSpecularSource::GpuSpecularSource(GpuProjector& projector) : impl_(std::make_unique<Impl>(projector)) {}
 
@@ -222,7 +68,7 @@ static std::size_t input_bytes(const Environment& env) {
 bool GpuSpecularSource::supports(const Environment& env, int size) const {
     if (env.is_cube() || size <= 0 || env.width() <= 0 || env.height() <= 0) return false;
     impl_->read_limits();
-    const std::size_t groups = (static_cast<std::size_t>(size) + kGroup - 1) / kGroup;
+    const std::size_t groups = (static_cast<std::size_t>(size) + kSourceGroup - 1) / kSourceGroup;
     const std::size_t out_bytes = 6 * 6 * static_cast<std::size_t>(size) * size * sizeof(float);
     const auto block = static_cast<std::size_t>(impl_->max_block);
     return input_bytes(env) <= block && out_bytes <= block && groups <= static_cast<std::size_t>(impl_->max_groups[0]) &&
@@ -373,7 +219,7 @@ void GpuSpecularSource::dispatch(const Environment& env, int size, const Luminan
         glUniform1i(items, m.cap_item_count);
         glDispatchCompute(linear_groups(m.cap_item_count), 1, 1);
     }
-    const GLuint groups = static_cast<GLuint>((size + static_cast<int>(kGroup) - 1) / static_cast<int>(kGroup));
+    const GLuint groups = static_cast<GLuint>((size + static_cast<int>(kSourceGroup) - 1) / static_cast<int>(kSourceGroup));
     glUniform1i(mode, 0);
     glDispatchCompute(groups, groups, 6);
     if (m.cap_item_count > 0) {
@@ -457,7 +303,7 @@ std::uint64_t GpuSpecularSource::dispatch_resident(const Environment& env, int s
         glUniform1ui(glGetUniformLocation(mips, "u_fine_omega"), static_cast<GLuint>(omega_offset(size, level)));
         glUniform1ui(glGetUniformLocation(mips, "u_coarse_omega"), static_cast<GLuint>(omega_offset(size, level + 1)));
         glUniform1ui(glGetUniformLocation(mips, "u_check_nan"), level == 0 ? 1u : 0u);
-        const GLuint groups = static_cast<GLuint>((fine / 2 + static_cast<int>(kGroup) - 1) / static_cast<int>(kGroup));
+        const GLuint groups = static_cast<GLuint>((fine / 2 + static_cast<int>(kSourceGroup) - 1) / static_cast<int>(kSourceGroup));
         glDispatchCompute(groups, groups, static_cast<GLuint>(6 * cubes));
     }
     check_gl("the specular source's mips");
@@ -489,7 +335,7 @@ std::uint64_t GpuSpecularSource::dispatch_resident(const Environment& env, int s
         glUniform1ui(glGetUniformLocation(program, "u_size"), static_cast<GLuint>(s));
         glUniform1ui(glGetUniformLocation(program, "u_offset"),
                      static_cast<GLuint>(level_offset(size, level) + sampled_cube * 18 * static_cast<std::size_t>(s) * s));
-        const GLuint groups = static_cast<GLuint>((s + static_cast<int>(kGroup) - 1) / static_cast<int>(kGroup));
+        const GLuint groups = static_cast<GLuint>((s + static_cast<int>(kSourceGroup) - 1) / static_cast<int>(kSourceGroup));
         glDispatchCompute(groups, groups, 6);
     }
     glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
@@ -532,117 +378,6 @@ void GpuSpecularSource::check_resident() {
     m.status.read(&failed, sizeof failed, "reading the specular source's status");  // waits for everything queued
     m.generation = generation;
     m.conclude_check(failed);
-}
-
-namespace {
-// The level of a `source` chain whose faces are `size` (or the smallest larger), as read_resident_level takes it.
-int level_for(int source, int size) {
-    int level = 0;
-    while ((source >> level) > size && (source >> level) > 1) ++level;
-    return level;
-}
-}  // namespace
-
-void GpuSpecularSource::queue_level_read(int size) {
-    Impl& m = *impl_;
-    if (m.generation == 0) throw GpuError("the specular source: no resident chain");
-    m.drop_level_fence();
-    m.queued_generation = m.generation;
-    if (!m.unchecked || !m.projector.buffer_storage_available()) return;  // take_queued_level reads it then
-    const int level = level_for(m.resident_size, size), s = m.resident_size >> level;
-    const std::size_t level_bytes = 18 * static_cast<std::size_t>(s) * s * sizeof(float);  // the full cube, 6 faces of RGB
-    const std::size_t bytes = level_bytes + 16;                                           // then the status word
-    m.level_readback.ensure_readback(bytes);
-    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    glBindBuffer(GL_COPY_WRITE_BUFFER, m.level_readback.id);
-    glBindBuffer(GL_COPY_READ_BUFFER, m.output.id);
-    glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, static_cast<GLintptr>(level_offset(m.resident_size, level) * sizeof(float)),
-                        0, static_cast<GLsizeiptr>(level_bytes));
-    glBindBuffer(GL_COPY_READ_BUFFER, m.status.id);
-    glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, static_cast<GLintptr>(level_bytes), sizeof(GLuint));
-    check_gl("queuing the specular source's level read");
-    m.level_fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-    m.queued_level = level;
-}
-
-CubeMap GpuSpecularSource::take_queued_level(int size) {
-    Impl& m = *impl_;
-    const std::uint64_t queued_for = m.queued_generation;
-    m.queued_generation = 0;
-    if (queued_for == 0 || queued_for != m.generation) {
-        m.drop_level_fence();
-        throw GpuError("the specular source: the level queued for reading was replaced");
-    }
-    if (m.queued_level < 0) return read_resident_level(size);  // nothing was queued: read it now
-    const int s = m.resident_size >> m.queued_level;
-    wait_and_delete(m.level_fence, "the specular source's level");
-    m.drop_level_fence();
-    const std::size_t face_floats = 3 * static_cast<std::size_t>(s) * s;
-    const std::size_t level_bytes = 6 * face_floats * sizeof(float);
-    CubeMap cube(s);
-    GLuint failed = 0;
-    glBindBuffer(GL_COPY_WRITE_BUFFER, m.level_readback.id);
-    const void* mapped = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(level_bytes + sizeof failed), GL_MAP_READ_BIT);
-    if (!mapped) {
-        check_gl("mapping the specular source's level");
-        throw GpuError("mapping the specular source's level failed");
-    }
-    const float* src = static_cast<const float*>(mapped);
-    std::memcpy(&failed, static_cast<const char*>(mapped) + level_bytes, sizeof failed);
-    if (!failed)
-        for (int f = 0; f < 6; ++f) std::copy_n(src + f * face_floats, face_floats, cube.faces[f].rgb.data());
-    glUnmapBuffer(GL_COPY_WRITE_BUFFER);
-    check_gl("reading the specular source's level back");
-    if (m.unchecked) m.conclude_check(failed);
-    if (cube.size == size) return cube;
-    return specular_level_zero({cube}, size);  // a source smaller than the level: its texels repeated
-}
-
-std::uint64_t GpuSpecularSource::resident_generation() const { return impl_->generation; }
-int GpuSpecularSource::resident_size() const { return impl_->resident_size; }
-unsigned GpuSpecularSource::resident_texture() const { return impl_->texture; }
-
-CubeMap GpuSpecularSource::read_resident_level(int size) {
-    Impl& m = *impl_;
-    check_resident();
-    if (m.generation == 0) throw GpuError("the specular source: no resident chain");
-    const int level = level_for(m.resident_size, size);
-    CubeMap cube(m.resident_size >> level);
-    CubeMap* const out[2] = {&cube, nullptr};
-    m.read_level(level, 1, out);
-    if (cube.size == size) return cube;
-    return specular_level_zero({cube}, size);  // a source smaller than the level: its texels repeated
-}
-
-void GpuSpecularSource::read_resident_chains(std::vector<CubeMap>* full, std::vector<CubeMap>* capped) {
-    Impl& m = *impl_;
-    check_resident();
-    if (m.generation == 0) throw GpuError("the specular source: no resident chain");
-    full->clear();
-    capped->clear();
-    for (int level = 0, s = m.resident_size; s >= 1; ++level, s /= 2) {
-        CubeMap f(s), c(m.resident_cubes == 2 ? s : 0);
-        CubeMap* const out[2] = {&f, &c};
-        m.read_level(level, m.resident_cubes, out);
-        full->push_back(std::move(f));
-        if (m.resident_cubes == 2) capped->push_back(std::move(c));
-    }
-    if (m.resident_cubes == 1) *capped = *full;
-}
-
-double GpuSpecularSource::last_ms() const { return impl_->last_ms; }
-double GpuSpecularSource::last_upload_ms() const { return impl_->last_upload_ms; }
-std::string GpuSpecularSource::last_detail() const {
-    char text[300];
-    const Impl& m = *impl_;
-    if (m.generation != 0)
-        std::snprintf(text, sizeof text,
-                      "program %.1f, upload %.1f, pass %.1f, mips and texture %.1f (GPU: mips %.1f, texture %.1f; kept on the GPU)",
-                      m.last_program_ms, m.last_upload_ms, m.last_ms, m.last_mips_ms, m.last_mips_gpu_ms, m.last_texture_gpu_ms);
-    else
-        std::snprintf(text, sizeof text, "program %.1f, upload %.1f, pass %.1f, read back %.1f (copy and map %.1f)",
-                      m.last_program_ms, m.last_upload_ms, m.last_ms, m.last_read_ms, m.last_map_ms);
-    return text;
 }
 
 }  // namespace bake
