@@ -4,7 +4,7 @@
 // Every double constant that float cannot hold exactly comes from the host, so that no compiler's
 // handling of double literals can round one (π rounded to float moves the column crossings by 1e-7
 // rad and the averages next to a sun by up to 4% on llvmpipe; on the H200 this was tried as the
-// cause of its errors and was not it: bench/results/h100-issue19-gpusource/table.md).
+// cause of its errors and was not it: bench/NOTES.md, measured at b112ca9).
 // [0] π, [1] π/2, [2] 2π, [3..11] atan(k/8), [12..18] 1/3, 1/5, ..., 1/15, [19..21] the Rec. 709
 // luminance weights.
 layout(std430, binding = 4) readonly buffer Constants { double constants[]; };
@@ -16,7 +16,7 @@ layout(std430, binding = 4) readonly buffer Constants { double constants[]; };
 // pieces' Δφ must be exact to double rounding, as the column sums of a sun multiply its error.
 // None of them uses the driver's double division or square root, which NVIDIA makes in software
 // with every special case (the pass 19.4 -> ~10 ms at 4k on the H200 without them,
-// bench/results/h200-issue19-walk). The square root starts from the driver's inverse square
+// bench/NOTES.md, measured at bbee77c). The square root starts from the driver's inverse square
 // root, whose value also gives the steps' 1 / (2r): a step's error is the previous one's times
 // that factor's relative error, so two give the root to rounding.
 double sqrt_d(double x) {

@@ -3,6 +3,15 @@
 // folder, refusals and bakes checked through the binary, cut points, constant skies.
 #include <catch2/catch.hpp>
 
+// stb_image_write, a private (static) copy in each test file that includes this header.
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STB_IMAGE_WRITE_STATIC  // private copy, other test files embed stb too
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#include <stb_image_write.h>
+#pragma GCC diagnostic pop
+
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -3,10 +3,10 @@
 // capped; and level 0 of the GPU path's source holding the input's integral (issue 19).
 //
 // These failed on NVIDIA (H100 and H200, driver 580: 8e-5 relative next to suns, garbage for half
-// texels; bench/results/h100-issue19-gpusource/tests-source.txt) while llvmpipe passed: the driver
+// texels; measured at b112ca9, bench/NOTES.md) while llvmpipe passed: the driver
 // keeps doubles of dynamically indexed local arrays in single precision, and read the upper half of
 // a packed pair wrongly through unpackHalf2x16(word >> 16). The shader avoids both; all pass there now
-// (bench/results/h200-issue19-gpu-source-fixed/).
+// (bench/NOTES.md, measured at 8dca70c).
 #include <catch2/catch.hpp>
 
 #include <algorithm>

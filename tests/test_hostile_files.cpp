@@ -2,13 +2,6 @@
 // inputs that are not regular files or are missing, FIFOs, outputs that cannot be written or exist
 // already, option values out of range. Each case checks the exit code, one stderr line naming the
 // file, and that nothing is left behind.
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#define STB_IMAGE_WRITE_STATIC  // private copy, other test files embed stb too
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#include <stb_image_write.h>
-#pragma GCC diagnostic pop
 #include "hostile_support.h"
 
 TEST_CASE("hostile: inputs that are not regular files or are missing", "[hostile]") {

@@ -8,13 +8,6 @@
 //
 // Complements tests/test_cli.cpp (which covers one case of each kind) and test_image_io.cpp
 // (the same formats through load_image, without the process boundary).
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#define STB_IMAGE_WRITE_STATIC  // private copy, other test files embed stb too
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#include <stb_image_write.h>
-#pragma GCC diagnostic pop
 #include "hostile_support.h"
 
 TEST_CASE("hostile: .hdr truncated at every header byte and across the pixel data", "[hostile]") {

@@ -1,13 +1,6 @@
 // image_io: loading .hdr (stb) and .exr (OpenEXR), writing float EXR, and every way a file can be
 // wrong. Test files are made here, through OpenEXR's and stb's own writers, so each expectation is
 // independent of the code under test.
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#define STB_IMAGE_WRITE_STATIC  // private copy, other test files may embed stb too
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#include <stb_image_write.h>
-#pragma GCC diagnostic pop
 #include "image_io_support.h"
 
 // ------------------------------------------------------------------------------------------------

@@ -1,13 +1,6 @@
 // image_io: every way a file can be wrong (missing, a folder, empty, wrong magic, truncated at every
 // cut point, sizes beyond --max-pixels), made here through OpenEXR's and stb's own writers; and the
 // header-only size read.
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#define STB_IMAGE_WRITE_STATIC  // private copy, other test files may embed stb too
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#include <stb_image_write.h>
-#pragma GCC diagnostic pop
 #include "image_io_support.h"
 
 TEST_CASE("image_io: missing, directory, empty, wrong magic, unknown extension", "[image_io]") {

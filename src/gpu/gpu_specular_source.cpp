@@ -31,7 +31,7 @@ void GpuSpecularSource::set_cap_split(int rings, int pieces) {
 namespace {
 // The caps' rings for a `width`-column input: a texel at ring d of a polar face crosses about
 // 0.45·width/d input columns (its φ range, √2·(2/n) wide at 2d/n from the pole, twice), against ~20
-// for most texels. Measured on the H200 (bench/results/h200-issue19-caps/round2.txt, source pass of a
+// for most texels. Measured on the H200 (bench/NOTES.md, "Specular source"; measured at 2c9c7f6, source pass of a
 // 512 cube): 4096 columns 26 ms with no caps, 19.6-20 ms with 2 to 16 rings, 20.6 with 29; 8192
 // columns 50 ms, 30.5 ms with 4 or 8, 31.2 with 16, 36 with 58. One ring per 1024 columns.
 int auto_cap_rings(int width) { return (width + 1023) / 1024; }
@@ -325,7 +325,7 @@ std::uint64_t GpuSpecularSource::dispatch_resident(const Environment& env, int s
     const std::size_t sampled_cube = cubes - 1;
     // Each level by a compute pass into the texture bound as a layered image
     // (shaders/specular_source_texture.comp): a pixel-unpack copy of the RGB rows took the
-    // driver 18 ms at 512² (40 at 4k input) on the H200, this 0.1 (bench/results/h200-issue19-caps/round2.txt).
+    // driver 18 ms at 512² (40 at 4k input) on the H200, this 0.1 (bench/NOTES.md; measured at 2c9c7f6).
     const GLuint program = m.programs.get("specular_source_texture.comp", "#define SH_ORDER 1\n");
     glUseProgram(program);
     m.output.bind(0);

@@ -39,7 +39,7 @@ namespace {
 // same (a tile is one block either way); no compression 25 ms, 6.3 MB; PIZ 0.57 s, 3.5 MB; zlib
 // level 1 82 ms, 2.95 MB, level 6 0.3 s, 2.70 MB; 128x128 tiles 2.65 MB, no faster. Of an 8192 x 4096
 // .hdr with grain (every texel's mantissa noisy) on the H200 machine's 16 cores
-// (bench/results/h200-issue19-caps/): ZIP 30 ms, 6.05 MB; none 4 ms, 6.30 MB; zlib level 1 27 ms;
+// (bench/NOTES.md; measured at 2c9c7f6): ZIP 30 ms, 6.05 MB; none 4 ms, 6.30 MB; zlib level 1 27 ms;
 // RLE 5 ms, 6.30 MB; PIZ 68 ms, 5.73 MB. So ZIP halves a smooth chain and saves 4% of a noisy one at
 // 7x the time: chain_compression tries it first on a sample of level 0 (16 rows of a tile at each
 // face's centre) and keeps it when the sample compresses to at most kZipKeepRatio of its size.

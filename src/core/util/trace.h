@@ -1,7 +1,7 @@
 #pragma once
 // BAKE_TRACE=1: one line "trace <epoch seconds.microseconds> <event>" on stderr at each event,
 // for whole-process timelines on the GPU machine (a script subtracts the time it started the
-// process; bench/results/h200-issue19-resident/). Off by default: one flag test per event.
+// process; bench/NOTES.md). Off by default: one flag test per event.
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
