@@ -1,0 +1,133 @@
+// BC6H on the GPU. The GL's own decoder (its texture units: Mesa's on llvmpipe, the driver's on a
+// card) against ours: blocks uploaded as GL_COMPRESSED_RGB_BPTC_UNSIGNED_FLOAT, read back through a
+// sampler (texelFetch in a compute shader), compared bit for bit with bc6h_decode_block.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bc6h.h"
+#include "gl_objects.h"
+#include "gpu_test_support.h"
+#include "packed_image.h"
+
+using namespace bake;
+using namespace bake::test;
+
+namespace {
+
+// A compute program from one source string (this test's own shader), or FAIL with the log.
+GLuint compile(const char* source) {
+    const GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
+    glShaderSource(shader, 1, &source, nullptr);
+    glCompileShader(shader);
+    GLint ok = 0;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    char log[2048] = "";
+    glGetShaderInfoLog(shader, sizeof log, nullptr, log);
+    INFO(log);
+    REQUIRE(ok);
+    const GLuint program = glCreateProgram();
+    glAttachShader(program, shader);
+    glLinkProgram(program);
+    glDeleteShader(shader);
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    REQUIRE(ok);
+    return program;
+}
+
+constexpr const char* kFetch = R"(#version 430 core
+layout(local_size_x = 8, local_size_y = 8) in;
+uniform sampler2D u_texture;
+uniform ivec2 u_size;
+layout(std430, binding = 0) buffer Out { vec4 texels[]; };
+void main() {
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    if (p.x < u_size.x && p.y < u_size.y) texels[p.y * u_size.x + p.x] = texelFetch(u_texture, p, 0);
+}
+)";
+
+// The texels the GL's sampler returns for `blocks` (width x height, rows of blocks top first, the
+// upload's row 0 being texel row 0), RGB.
+std::vector<float> gl_decode(const std::vector<std::uint8_t>& blocks, int width, int height) {
+    GLuint texture = 0;
+    glGenTextures(1, &texture);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glCompressedTexImage2D(GL_TEXTURE_2D, 0, GL_COMPRESSED_RGB_BPTC_UNSIGNED_FLOAT, width, height, 0,
+                           static_cast<GLsizei>(blocks.size()), blocks.data());
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    check_gl("uploading BC6H blocks");
+    const GLuint program = compile(kFetch);
+    glUseProgram(program);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glUniform1i(glGetUniformLocation(program, "u_texture"), 0);
+    glUniform2i(glGetUniformLocation(program, "u_size"), width, height);
+    GlBuffer out;
+    out.allocate(static_cast<std::size_t>(width) * height * 16, nullptr, GL_STREAM_READ);
+    out.bind(0);
+    glDispatchCompute(static_cast<GLuint>((width + 7) / 8), static_cast<GLuint>((height + 7) / 8), 1);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    std::vector<float> rgba(static_cast<std::size_t>(width) * height * 4);
+    out.read(rgba.data(), rgba.size() * sizeof(float), "reading the sampled texels");
+    glDeleteProgram(program);
+    glDeleteTextures(1, &texture);
+    std::vector<float> rgb;
+    for (std::size_t i = 0; i < rgba.size(); i += 4) rgb.insert(rgb.end(), rgba.begin() + static_cast<long>(i), rgba.begin() + static_cast<long>(i) + 3);
+    return rgb;
+}
+
+// Bit for bit: the GL's floats against our decoder's halves; the number of values that differ,
+// with the first one described in `first`.
+std::size_t differences(const std::vector<float>& gl, const Image& ours, std::string& first) {
+    std::size_t bad = 0;
+    for (std::size_t k = 0; k < gl.size(); ++k) {
+        std::uint32_t a, b;
+        std::memcpy(&a, &gl[k], 4);
+        std::memcpy(&b, &ours.rgb[k], 4);
+        if (a != b && bad++ == 0)
+            first = "value " + std::to_string(k) + ": GL " + std::to_string(gl[k]) + ", ours " + std::to_string(ours.rgb[k]);
+    }
+    return bad;
+}
+
+}  // namespace
+
+TEST_CASE("GPU: the GL's BC6H decoder equals ours bit for bit (random blocks of every mode, encoded images)", "[gpu][bc6h]") {
+    auto gpu = open_gpu();
+    if (!gpu) return;
+    INFO("GL_RENDERER " << gpu->context->info().renderer);
+    // Random bits under each mode number, the reserved ones (black) included.
+    const int codes[18] = {0, 1, 2, 6, 10, 14, 18, 22, 26, 30, 3, 7, 11, 15, 19, 23, 27, 31};
+    std::vector<std::uint8_t> random(1024 * kBc6hBlockBytes);
+    std::mt19937 rng(35);
+    for (std::uint8_t& b : random) b = static_cast<std::uint8_t>(rng());
+    for (int k = 0; k < 1024; ++k) {
+        const int code = codes[k % 18], mask = code < 2 ? 3 : 31;
+        random[16 * static_cast<std::size_t>(k)] = static_cast<std::uint8_t>((random[16 * static_cast<std::size_t>(k)] & ~mask) | code);
+    }
+    std::string first;
+    const std::size_t random_bad = differences(gl_decode(random, 128, 128), bc6h_decode_image(random.data(), 128, 128), first);
+    INFO(first);
+    CHECK(random_bad == 0);
+    // Our encoder's blocks of an HDR image (a sun, black, a gradient over 20 octaves), 30 x 18:
+    // blocks past the edges too.
+    Image im(30, 18);
+    for (int y = 0; y < 18; ++y)
+        for (int x = 0; x < 30; ++x)
+            for (int c = 0; c < 3; ++c)
+                im.at(y, x)[c] = y > 15 ? 0.0f : std::exp2(0.7f * static_cast<float>(x) - 12.0f + 0.4f * static_cast<float>(c * y));
+    im.at(3, 7)[0] = 1e5f;
+    for (Bc6hQuality q : {Bc6hQuality::Default, Bc6hQuality::Thorough}) {
+        const std::vector<std::uint8_t> blocks = bc6h_encode_images({&im}, q, 2);
+        std::string where;
+        const std::size_t bad = differences(gl_decode(blocks, 30, 18), bc6h_decode_image(blocks.data(), 30, 18), where);
+        INFO(where);
+        CHECK(bad == 0);
+    }
+}
