@@ -1,6 +1,8 @@
 // BC6H on the GPU. The GL's own decoder (its texture units: Mesa's on llvmpipe, the driver's on a
 // card) against ours: blocks uploaded as GL_COMPRESSED_RGB_BPTC_UNSIGNED_FLOAT, read back through a
-// sampler (texelFetch in a compute shader), compared bit for bit with bc6h_decode_block.
+// sampler (texelFetch in a compute shader), compared bit for bit with bc6h_decode_block. And the GPU
+// encoder (gpu_bc6h.h) against the CPU's default setting: the same bytes, from a cube texture, a 2D
+// texture, a buffer, in our layout and Bevy's.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -11,6 +13,9 @@
 
 #include "bc6h.h"
 #include "gl_objects.h"
+#include "gpu_bc6h.h"
+#include "ibl_ktx2.h"
+#include "gpu_formats.h"
 #include "gpu_test_support.h"
 #include "packed_image.h"
 
@@ -130,4 +135,146 @@ TEST_CASE("GPU: the GL's BC6H decoder equals ours bit for bit (random blocks of 
         INFO(where);
         CHECK(bad == 0);
     }
+}
+
+namespace {
+
+// HDR test content: a sky over 20 octaves, a sun above the half range, black and negative texels,
+// noise; texel values differ between faces and levels.
+void fill(Image& im, int face, int level, std::mt19937& rng) {
+    std::uniform_real_distribution<float> noise(0.8f, 1.25f);
+    for (int y = 0; y < im.height; ++y)
+        for (int x = 0; x < im.width; ++x)
+            for (int c = 0; c < 3; ++c)
+                im.at(y, x)[c] = std::exp2(0.9f * static_cast<float>(x) - 0.6f * static_cast<float>(y) + 0.3f * static_cast<float>(c + face) -
+                                           static_cast<float>(level) - 6.0f) * noise(rng);
+    if (im.width > 2) {
+        im.at(1, 2)[0] = 2e5f;
+        im.at(im.height - 1, 0)[1] = -3.0f;
+        im.at(im.height - 1, 1)[0] = im.at(im.height - 1, 1)[1] = im.at(im.height - 1, 1)[2] = 0.0f;
+    }
+}
+
+std::vector<CubeMap> test_cubes(int n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::vector<CubeMap> chain;
+    for (int size = n, level = 0; size >= 1; size /= 2, ++level) {
+        CubeMap cube(size);
+        for (int f = 0; f < 6; ++f) fill(cube.faces[f], f, level, rng);
+        chain.push_back(cube);
+    }
+    return chain;
+}
+
+// The CPU encoder's bytes of every level.
+std::vector<std::vector<std::uint8_t>> cpu_levels(const std::vector<CubeMap>& chain, Bc6hQuality q) {
+    std::vector<std::vector<std::uint8_t>> out;
+    for (const CubeMap& level : chain) {
+        std::vector<const Image*> faces;
+        for (const Image& f : level.faces) faces.push_back(&f);
+        out.push_back(bc6h_encode_images(faces, q, 2));
+    }
+    return out;
+}
+
+// Blocks that differ between two encodings, level by level.
+std::size_t differing_blocks(const EncodedTexture& gpu, const std::vector<std::vector<std::uint8_t>>& cpu) {
+    REQUIRE(gpu.levels.size() == cpu.size());
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < cpu.size(); ++i) {
+        REQUIRE(gpu.levels[i].size() == cpu[i].size());
+        for (std::size_t b = 0; b < cpu[i].size(); b += kBc6hBlockBytes)
+            if (!std::equal(cpu[i].begin() + static_cast<long>(b), cpu[i].begin() + static_cast<long>(b + kBc6hBlockBytes),
+                            gpu.levels[i].begin() + static_cast<long>(b)))
+                ++bad;
+    }
+    return bad;
+}
+
+GLuint cube_texture(const std::vector<CubeMap>& chain, GLenum internal_format) {
+    GLuint texture = 0;
+    glGenTextures(1, &texture);
+    glBindTexture(GL_TEXTURE_CUBE_MAP, texture);
+    glTexStorage2D(GL_TEXTURE_CUBE_MAP, static_cast<GLsizei>(chain.size()), internal_format, chain[0].size, chain[0].size);
+    for (std::size_t level = 0; level < chain.size(); ++level)
+        for (int f = 0; f < 6; ++f)
+            glTexSubImage2D(static_cast<GLenum>(GL_TEXTURE_CUBE_MAP_POSITIVE_X + f), static_cast<GLint>(level), 0, 0, chain[level].size,
+                            chain[level].size, GL_RGB, GL_FLOAT, chain[level].faces[f].rgb.data());
+    check_gl("uploading the test cube");
+    return texture;
+}
+
+}  // namespace
+
+TEST_CASE("GPU BC6H encoder: the CPU's bytes from a cube texture, in our layout and Bevy's", "[gpu][bc6h]") {
+    auto gpu = open_gpu();
+    if (!gpu) return;
+    GpuBc6hEncoder encoder(gpu->projector->programs());
+    {
+        const std::vector<CubeMap> chain = test_cubes(32, 1);
+        const GLuint texture = cube_texture(chain, GL_RGBA32F);
+        const EncodedTexture ours =
+            encoder.encode_texture(texture, GL_TEXTURE_CUBE_MAP, GL_RGBA32F, 32, 32, static_cast<int>(chain.size()));
+        CHECK(ours.faces == 6);
+        CHECK(differing_blocks(ours, cpu_levels(chain, Bc6hQuality::Default)) == 0);
+        const EncodedTexture bevy =
+            encoder.encode_texture(texture, GL_TEXTURE_CUBE_MAP, GL_RGBA32F, 32, 32, static_cast<int>(chain.size()), true);
+        CHECK(differing_blocks(bevy, cpu_levels(specular_chain_for(chain, KtxCubeConvention::Bevy), Bc6hQuality::Default)) == 0);
+        glDeleteTextures(1, &texture);
+    }
+    // Half-float texels: the CPU encodes the same halves.
+    std::vector<CubeMap> chain = test_cubes(16, 2);
+    const GLuint texture = cube_texture(chain, GL_RGBA16F);
+    for (CubeMap& level : chain)
+        for (Image& f : level.faces)
+            for (float& v : f.rgb) v = half_to_float(float_to_half(v));
+    const EncodedTexture ours = encoder.encode_texture(texture, GL_TEXTURE_CUBE_MAP, GL_RGBA16F, 16, 16, static_cast<int>(chain.size()));
+    CHECK(differing_blocks(ours, cpu_levels(chain, Bc6hQuality::Default)) == 0);
+    glDeleteTextures(1, &texture);
+}
+
+TEST_CASE("GPU BC6H encoder: the CPU's bytes from a 2D texture with edge blocks, and from a buffer", "[gpu][bc6h]") {
+    auto gpu = open_gpu();
+    if (!gpu) return;
+    GpuBc6hEncoder encoder(gpu->projector->programs());
+    // 30 x 18 with its chain down to 1 x 1.
+    std::mt19937 rng(3);
+    std::vector<Image> levels;
+    for (int w = 30, h = 18, l = 0;; w = std::max(1, w / 2), h = std::max(1, h / 2), ++l) {
+        levels.emplace_back(w, h);
+        fill(levels.back(), 0, l, rng);
+        if (w == 1 && h == 1) break;
+    }
+    GLuint texture = 0;
+    glGenTextures(1, &texture);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glTexStorage2D(GL_TEXTURE_2D, static_cast<GLsizei>(levels.size()), GL_RGBA32F, 30, 18);
+    for (std::size_t l = 0; l < levels.size(); ++l)
+        glTexSubImage2D(GL_TEXTURE_2D, static_cast<GLint>(l), 0, 0, levels[l].width, levels[l].height, GL_RGB, GL_FLOAT,
+                        levels[l].rgb.data());
+    const EncodedTexture ours =
+        encoder.encode_texture(texture, GL_TEXTURE_2D, GL_RGBA32F, 30, 18, static_cast<int>(levels.size()));
+    glDeleteTextures(1, &texture);
+    std::vector<std::vector<std::uint8_t>> cpu;
+    for (const Image& im : levels) cpu.push_back(bc6h_encode_images({&im}, Bc6hQuality::Default, 2));
+    CHECK(ours.faces == 1);
+    CHECK(differing_blocks(ours, cpu) == 0);
+
+    // A cube chain as vec4s in a buffer, levels after some other data (GpuSpecularPrefilter's layout).
+    const std::vector<CubeMap> chain = test_cubes(16, 4);
+    std::vector<float> texels(4 * 100, -1.0f);
+    std::vector<std::size_t> first;
+    for (const CubeMap& level : chain) {
+        first.push_back(texels.size() / 4);
+        for (const Image& f : level.faces)
+            for (std::size_t i = 0; i < f.pixel_count(); ++i) texels.insert(texels.end(), {f.rgb[3 * i], f.rgb[3 * i + 1], f.rgb[3 * i + 2], 7.0f});
+    }
+    GlBuffer buffer;
+    buffer.allocate(texels.size() * sizeof(float), texels.data());
+    for (bool mirror : {false, true}) {
+        const EncodedTexture from_buffer = encoder.encode_buffer(buffer.id, 6, 16, 16, first, mirror);
+        CHECK(differing_blocks(from_buffer, cpu_levels(mirror ? specular_chain_for(chain, KtxCubeConvention::Bevy) : chain,
+                                                       Bc6hQuality::Default)) == 0);
+    }
+    CHECK(encoder.last_ms() >= 0);
 }

@@ -210,9 +210,9 @@ Candidate search(const Texels& tx, Bc6hQuality quality) {
     Candidate best;
     int e[4][3];
     fit_partition(tx, 1, 0, e);
-    for (int m = 0; m < kBc6hModeCount; ++m)
-        if (kBc6hModes[m].regions == 1) keep_better(best, quantized_candidate(tx, m, 0, e));
     if (quality == Bc6hQuality::Default) {
+        for (int m = 0; m < kBc6hModeCount; ++m)
+            if (kBc6hModes[m].regions == 1) keep_better(best, quantized_candidate(tx, m, 0, e));
         // The partition whose unquantized fit is best, then every two-region mode on it.
         std::uint64_t best_fit = ~std::uint64_t{0};
         int best_p = 0;
@@ -232,22 +232,20 @@ Candidate search(const Texels& tx, Bc6hQuality quality) {
         refine(tx, best, 1);
         return best;
     }
-    // Thorough: each mode's best partition, each refined; the best of the fourteen.
-    Candidate per_mode[kBc6hModeCount];
+    // Thorough: each mode's best partition, refined; the best of the fourteen.
     for (int m = 0; m < kBc6hModeCount; ++m) {
+        Candidate mode_best;
         if (kBc6hModes[m].regions == 1) {
-            per_mode[m] = quantized_candidate(tx, m, 0, e);
-            continue;
+            mode_best = quantized_candidate(tx, m, 0, e);
+        } else {
+            for (int p = 0; p < kBc6hPartitionCount; ++p) {
+                int ep[4][3];
+                fit_partition(tx, 2, p, ep);
+                keep_better(mode_best, quantized_candidate(tx, m, p, ep));
+            }
         }
-        for (int p = 0; p < kBc6hPartitionCount; ++p) {
-            int ep[4][3];
-            fit_partition(tx, 2, p, ep);
-            keep_better(per_mode[m], quantized_candidate(tx, m, p, ep));
-        }
-    }
-    for (int m = 0; m < kBc6hModeCount; ++m) {
-        refine(tx, per_mode[m], 1 << std::max(0, kBc6hModes[m].epb - 8));
-        keep_better(best, per_mode[m]);
+        refine(tx, mode_best, 1 << std::max(0, kBc6hModes[m].epb - 8));
+        keep_better(best, mode_best);
     }
     return best;
 }
