@@ -16,6 +16,8 @@
 #include "gpu_bc6h.h"
 #include "ibl_ktx2.h"
 #include "gpu_formats.h"
+#include "gpu_specular.h"
+#include "specular_prefilter.h"
 #include "gpu_test_support.h"
 #include "packed_image.h"
 
@@ -277,4 +279,30 @@ TEST_CASE("GPU BC6H encoder: the CPU's bytes from a 2D texture with edge blocks,
                                                        Bc6hQuality::Default)) == 0);
     }
     CHECK(encoder.last_ms() >= 0);
+}
+
+TEST_CASE("GPU specular prefilter with BC6H on: the blocks are the CPU's encoding of the chain it returns", "[gpu][bc6h][specular]") {
+    auto gpu = open_gpu();
+    if (!gpu) return;
+    GpuSpecularPrefilter pre(gpu->projector->programs());
+    const std::vector<CubeMap> source = test_cubes(32, 5);
+    SpecularSettings settings;
+    settings.base_size = 16;
+    settings.samples = 64;
+    const SpecularInput input = prepare_specular_input(source[0]);
+    const std::vector<CubeMap> plain = pre.prefilter(input, settings);
+    for (bool mirror : {false, true}) {
+        pre.set_bc6h(true, mirror);
+        const std::vector<CubeMap> chain = pre.prefilter(input, settings);
+        // The floats as without BC6H.
+        REQUIRE(chain.size() == plain.size());
+        for (std::size_t l = 0; l < chain.size(); ++l)
+            for (int f = 0; f < 6; ++f) CHECK(chain[l].faces[f].rgb == plain[l].faces[f].rgb);
+        const EncodedTexture& blocks = pre.last_bc6h();
+        CHECK(blocks.width == 16);
+        CHECK(blocks.faces == 6);
+        CHECK(differing_blocks(blocks, cpu_levels(mirror ? specular_chain_for(chain, KtxCubeConvention::Bevy) : chain,
+                                                  Bc6hQuality::Default)) == 0);
+        CHECK(pre.last_bc6h_ms() >= 0);
+    }
 }
