@@ -52,6 +52,10 @@ Args parse_args(int argc, char** argv) {
             a.specular_source = true;
         } else if (s == "--ktx2") {
             a.ktx2 = true;
+        } else if (s == "--bc6h") {
+            a.bc6h = true;
+        } else if (s == "--bc6h-chain") {
+            a.bc6h_chain = next();
         } else if (s == "--specular-maps") {
             a.specular_maps = next();
         } else if (s == "--specular-dir") {
@@ -78,7 +82,8 @@ Args parse_args(int argc, char** argv) {
                                  "       bake-bench --specular [--quick] [--repeats N] [--json out.json] [--specular-dir DIR "
                                  "--tool bake-irradiance --cmgen cmgen]\n"
                                  "       bake-bench --specular-source [--specular-maps tests/data] [--repeats N] [--json out.json]\n"
-                                 "       bake-bench --ktx2 [--repeats N] [--json out.json]\n");
+                                 "       bake-bench --ktx2 [--repeats N] [--json out.json]\n"
+                                 "       bake-bench --bc6h [--bc6h-chain specular.exr] [--repeats N] [--json out.json]\n");
             std::exit(2);
         }
     }

@@ -30,6 +30,8 @@ struct Args {
     std::string specular_maps;         // --specular-maps DIR: with --specular-source, the chain's accuracy on DIR's shared maps
     std::string specular_dir;
     bool ktx2 = false;                 // --ktx2: only the KTX2 encode/write section, CPU only
+    bool bc6h = false;                 // --bc6h [--bc6h-chain FILE]: only the BC6H encoders' section
+    std::string bc6h_chain;
 };
 
 // Exits (2) with the usage on an unknown option.
