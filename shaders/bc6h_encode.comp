@@ -1,15 +1,15 @@
 // BC6H_UF16 blocks of float texels, one invocation a block: the default setting of the encoder of
 // src/core/outputs/bc6h.cpp statement for statement, in integers after the conversion to half
 // bits, so that both write the same bytes (tests/test_gpu_bc6h.cpp). Change one, change the other.
-// The thorough setting is the CPU's alone: a search a hundred times longer in one invocation, and
-// Mesa 22.3's llvmpipe miscompiled it (a later loop ran once).
+// The thorough setting is the CPU's alone: a search a hundred times longer in one invocation.
 //
-// Defines (src/gpu/gpu_bc6h.cpp): SOURCE_BUFFER where the texels are vec4s in a
+// Defines (src/gpu/gpu_bc6h.cpp): WG_SIZE, invocations a work group (see gpu_bc6h.cpp);
+// SOURCE_BUFFER where the texels are vec4s in a
 // buffer (else a sampler2DArray: a cube map's or 2D texture's view); the tables of bc6h_tables.h as
 // kModeCode, kModeRegions, kModeEpb, kModeDelta (3 a mode), kModeTransformed, kHeaderBits,
 // kBitMap (82 bytes a mode, field * 16 + bit, four to a word), kPartitions, kAnchor2, kWeights3,
 // kWeights4.
-layout(local_size_x = 64) in;
+layout(local_size_x = WG_SIZE) in;
 
 #ifdef SOURCE_BUFFER
 layout(std430, binding = 0) readonly buffer Source { vec4 source_texels[]; };
@@ -125,11 +125,14 @@ uvec2 evaluate(int mode, int part, inout int q[12], out int idx[16]) {
             }
     }
     int n = regions == 2 ? 8 : 16;
+    // Loops over palette entries run to 16 with a guard: constant trip counts, which compilers
+    // unroll (llvmpipe counts the iterations of loops it does not unroll against a limit).
     int palette[96];  // region r, entry j, channel c at 48 * r + 3 * j + c
     for (int r = 0; r < regions; ++r)
         for (int c = 0; c < 3; ++c) {
             int a = unquantize(q[3 * (2 * r) + c], epb), b = unquantize(q[3 * (2 * r + 1) + c], epb);
-            for (int j = 0; j < n; ++j) palette[48 * r + 3 * j + c] = finish(interpolate(a, b, regions == 2 ? kWeights3[j] : kWeights4[j]));
+            for (int j = 0; j < 16; ++j)
+                if (j < n) palette[48 * r + 3 * j + c] = finish(interpolate(a, b, regions == 2 ? kWeights3[j & 7] : kWeights4[j]));
         }
     uvec2 total = uvec2(0u);
     for (int i = 0; i < 16; ++i) {
@@ -137,7 +140,8 @@ uvec2 evaluate(int mode, int part, inout int q[12], out int idx[16]) {
         int limit = is_anchor(regions, part, i) ? n / 2 : n;
         uint best = 0xffffffffu;
         int best_j = 0;
-        for (int j = 0; j < limit; ++j) {
+        for (int j = 0; j < 16; ++j) {
+            if (j >= limit) continue;
             uint e = 0u;
             for (int c = 0; c < 3; ++c) {
                 int d = min(abs(palette[48 * r + 3 * j + c] - g_h[3 * i + c]), kErrorCap);
@@ -216,8 +220,9 @@ void refine(inout Candidate cand, int first) {
     int regions = kModeRegions[cand.mode];
     int top = (1 << kModeEpb[cand.mode]) - 1;
     for (int stride = first; stride >= 1; stride >>= 1) {
-        for (int pass = 0; pass < 4; ++pass) {
-            bool improved = false;
+        bool improved = true;
+        for (int pass = 0; pass < 4 && improved; ++pass) {
+            improved = false;
             for (int k = 0; k < 2 * regions; ++k)
                 for (int c = 0; c < 3; ++c)
                     for (int dir = -1; dir <= 1; dir += 2) {
@@ -234,7 +239,6 @@ void refine(inout Candidate cand, int first) {
                             improved = true;
                         }
                     }
-            if (!improved) break;
         }
     }
 }
@@ -247,22 +251,29 @@ Candidate search() {
     fit_partition(1, 0, e);
     for (int m = 0; m < kModeCount; ++m)
         if (kModeRegions[m] == 1) best = better(best, quantized_candidate(m, 0, e));
-    uvec2 best_fit = kNoError;
-    int best_p = 0;
+    uvec2 fit[2] = uvec2[2](kNoError, kNoError);
+    int parts[2] = int[2](0, 0);
     for (int p = 0; p < kPartitionCount; ++p) {
         int q[12];
         fit_partition(2, p, q);
         int idx[16];
         uvec2 err = evaluate(-1, p, q, idx);
-        if (less64(err, best_fit)) {
-            best_fit = err;
-            best_p = p;
+        if (less64(err, fit[0])) {
+            fit[1] = fit[0];
+            parts[1] = parts[0];
+            fit[0] = err;
+            parts[0] = p;
+        } else if (less64(err, fit[1])) {
+            fit[1] = err;
+            parts[1] = p;
         }
     }
-    fit_partition(2, best_p, e);
-    for (int m = 0; m < kModeCount; ++m)
-        if (kModeRegions[m] == 2) best = better(best, quantized_candidate(m, best_p, e));
-    refine(best, 1);
+    for (int k = 0; k < 2; ++k) {
+        fit_partition(2, parts[k], e);
+        for (int m = 0; m < kModeCount; ++m)
+            if (kModeRegions[m] == 2) best = better(best, quantized_candidate(m, parts[k], e));
+    }
+    refine(best, 4);
     return best;
 }
 

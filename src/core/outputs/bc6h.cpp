@@ -178,8 +178,9 @@ void refine(const Texels& tx, Candidate& cand, int first) {
     const Shape s = shape_of(cand.mode);
     const int top = (1 << s.epb) - 1;
     for (int step = first; step >= 1; step >>= 1) {
-        for (int round = 0; round < 4; ++round) {
-            bool improved = false;
+        bool improved = true;
+        for (int round = 0; round < 4 && improved; ++round) {
+            improved = false;
             for (int k = 0; k < 2 * s.regions; ++k)
                 for (int c = 0; c < 3; ++c)
                     for (int dir = -1; dir <= 1; dir += 2) {
@@ -197,7 +198,6 @@ void refine(const Texels& tx, Candidate& cand, int first) {
                             improved = true;
                         }
                     }
-            if (!improved) break;
         }
     }
 }
@@ -213,23 +213,30 @@ Candidate search(const Texels& tx, Bc6hQuality quality) {
     if (quality == Bc6hQuality::Default) {
         for (int m = 0; m < kBc6hModeCount; ++m)
             if (kBc6hModes[m].regions == 1) keep_better(best, quantized_candidate(tx, m, 0, e));
-        // The partition whose unquantized fit is best, then every two-region mode on it.
-        std::uint64_t best_fit = ~std::uint64_t{0};
-        int best_p = 0;
+        // The two partitions whose unquantized fits are best, each with every two-region mode.
+        std::uint64_t fit[2] = {~std::uint64_t{0}, ~std::uint64_t{0}};
+        int part[2] = {0, 0};
         for (int p = 0; p < kBc6hPartitionCount; ++p) {
             int q[4][3];
             fit_partition(tx, 2, p, q);
             std::uint8_t idx[16];
             const std::uint64_t err = evaluate(tx, kUnquantized2, p, q, idx);
-            if (err < best_fit) {
-                best_fit = err;
-                best_p = p;
+            if (err < fit[0]) {
+                fit[1] = fit[0];
+                part[1] = part[0];
+                fit[0] = err;
+                part[0] = p;
+            } else if (err < fit[1]) {
+                fit[1] = err;
+                part[1] = p;
             }
         }
-        fit_partition(tx, 2, best_p, e);
-        for (int m = 0; m < kBc6hModeCount; ++m)
-            if (kBc6hModes[m].regions == 2) keep_better(best, quantized_candidate(tx, m, best_p, e));
-        refine(tx, best, 1);
+        for (int k = 0; k < 2; ++k) {
+            fit_partition(tx, 2, part[k], e);
+            for (int m = 0; m < kBc6hModeCount; ++m)
+                if (kBc6hModes[m].regions == 2) keep_better(best, quantized_candidate(tx, m, part[k], e));
+        }
+        refine(tx, best, 4);
         return best;
     }
     // Thorough: each mode's best partition, refined; the best of the fourteen.

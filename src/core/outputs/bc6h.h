@@ -17,10 +17,11 @@
 // stays within 32 bits, the sum within 64.
 //
 // Default: endpoints from each region's bounding box (the diagonal the channels' covariance picks),
-// the four one-region modes, the partition whose unquantized fit is best and the ten two-region
-// modes on it, then the best candidate's endpoints refined by a local search (±1 step on each
-// quantized endpoint value while the error falls). Thorough: every mode with every partition, the
-// best partition of each mode refined by the same search from larger steps down. Indices are the
+// the four one-region modes, the two partitions whose unquantized fits are best with the ten
+// two-region modes on each, then the best candidate's endpoints refined by a local search (each
+// quantized endpoint value moved by ±4, then ±2, then ±1 while the error falls). Thorough: every
+// mode with every partition, the best partition of each mode refined by the same search from larger
+// steps (2^(endpoint bits - 8)) down. Indices are the
 // nearest decoded value of each texel (the anchor texels restricted to the lower half), so
 // the error is the decoded block's.
 #include <array>
