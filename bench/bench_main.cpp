@@ -57,6 +57,10 @@ int run_without_context(const bench::Args& args, unsigned hw_threads, Json& out)
         bench::run_ktx2_bench(args.repeats_given ? args.repeats : 9, &out["ktx2"]);
         return write_json(args, out, 0);
     }
+    if (!args.bc6h_quality.empty()) {  // CPU only: no GL context
+        bench::run_bc6h_quality(args.bc6h_quality, &out["bc6h_quality"]);
+        return write_json(args, out, 0);
+    }
     if (args.cpu_only) {
         out["cpu_threads"] = hw_threads;
         out["cpu_scaling"] = bench::cpu_scaling(args.cpu_scaling_size, hw_threads);
