@@ -214,7 +214,7 @@ TEST_CASE("dds: the specular chain and irradiance cube writers, in our layout an
     check_dds(parse(read_file(dir + "/g.dds")), cube_chain_images(chain), TextureFormat::Bc6hUFloat, Bc6hQuality::Default);
 }
 
-TEST_CASE("dds: the DFG table is refused as BC6H, and what is no texture is refused; nothing is left behind", "[dds]") {
+TEST_CASE("dds: the DFG table is refused as BC6H, and what is no texture is refused, leaving nothing behind", "[dds]") {
     const std::string dir = test::scratch("dds_refused");
     DdsWriteOptions o;
     o.format = TextureFormat::Bc6hUFloat;
