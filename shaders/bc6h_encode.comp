@@ -3,12 +3,11 @@
 // bits, so that both write the same bytes (tests/test_gpu_bc6h.cpp). Change one, change the other.
 // The thorough setting is the CPU's alone: a search a hundred times longer in one invocation.
 //
-// Defines (src/gpu/gpu_bc6h.cpp): WG_SIZE, invocations a work group (see gpu_bc6h.cpp);
-// SOURCE_BUFFER where the texels are vec4s in a
-// buffer (else a sampler2DArray: a cube map's or 2D texture's view); the tables of bc6h_tables.h as
-// kModeCode, kModeRegions, kModeEpb, kModeDelta (3 a mode), kModeTransformed, kHeaderBits,
-// kBitMap (82 bytes a mode, field * 16 + bit, four to a word), kPartitions, kAnchor2, kWeights3,
-// kWeights4.
+// Defines (src/gpu/gpu_bc6h.cpp): WG_SIZE, invocations a work group; SOURCE_BUFFER where the
+// texels are vec4s in a buffer (else a sampler2DArray: a cube map's or 2D texture's view); the
+// tables of bc6h_tables.h as kModeCode, kModeRegions, kModeEpb, kModeDelta (3 a mode),
+// kModeTransformed, kHeaderBits, kBitMap (82 bytes a mode, field * 16 + bit, four to a word),
+// kPartitions, kAnchor2, kWeights3, kWeights4.
 layout(local_size_x = WG_SIZE) in;
 
 #ifdef SOURCE_BUFFER
