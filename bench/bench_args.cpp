@@ -54,6 +54,13 @@ Args parse_args(int argc, char** argv) {
             a.ktx2 = true;
         } else if (s == "--sun") {
             a.sun = true;
+        } else if (s == "--bc6h") {
+            a.bc6h = true;
+        } else if (s == "--bc6h-chain") {
+            a.bc6h_chain = next();
+        } else if (s == "--bc6h-quality") {
+            a.bc6h_quality.push_back(next());
+            while (i + 1 < argc && argv[i + 1][0] != '-') a.bc6h_quality.push_back(argv[++i]);
         } else if (s == "--specular-maps") {
             a.specular_maps = next();
         } else if (s == "--specular-dir") {
@@ -81,7 +88,9 @@ Args parse_args(int argc, char** argv) {
                                  "--tool bake-irradiance --cmgen cmgen]\n"
                                  "       bake-bench --specular-source [--specular-maps tests/data] [--repeats N] [--json out.json]\n"
                                  "       bake-bench --ktx2 [--repeats N] [--json out.json]\n"
-                                 "       bake-bench --sun [--e2e-width W] [--repeats N] [--json out.json]\n");
+                                 "       bake-bench --sun [--e2e-width W] [--repeats N] [--json out.json]\n"
+                                 "       bake-bench --bc6h [--bc6h-chain specular.exr] [--repeats N] [--json out.json]\n"
+                                 "       bake-bench --bc6h-quality specular.exr... [--json out.json]\n");
             std::exit(2);
         }
     }

@@ -31,6 +31,9 @@ struct Args {
     std::string specular_dir;
     bool ktx2 = false;                 // --ktx2: only the KTX2 encode/write section, CPU only
     bool sun = false;                  // --sun: only find_sun and remove_sun on an e2e_width map, CPU only
+    bool bc6h = false;                 // --bc6h [--bc6h-chain FILE]: only the BC6H encoders' section
+    std::string bc6h_chain;
+    std::vector<std::string> bc6h_quality;  // --bc6h-quality FILE...: only BC6H's quality on these chains, CPU only
 };
 
 // Exits (2) with the usage on an unknown option.

@@ -1,10 +1,10 @@
 // bake-bench: GPU projection throughput against the card's own measured memory bandwidth, the
 // CPU double path's throughput and scaling, and the end-to-end stages of a large EXR; or one of
-// the other sections (--whole-process, --exact, --specular, --specular-source, --ktx2, --sun, --cpu-only).
-// Prints tables and writes JSON (--json). Every GPU variant is first checked against the CPU
-// double path (1e-5 relative) before anything is timed. The sections live in their own files:
+// the other sections (--whole-process, --exact, --specular, --specular-source, --ktx2, --sun, --bc6h,
+// --cpu-only). Prints tables and writes JSON (--json). Every GPU variant is first checked against the
+// CPU double path (1e-5 relative) before anything is timed. The sections live in their own files:
 // gl_bandwidth, projection_bench, e2e_stages (in-process GPU), end_to_end (whole processes),
-// exact_bench, specular_bench, specular_accuracy, ktx2_bench, sun_bench.
+// exact_bench, specular_bench, specular_accuracy, ktx2_bench, sun_bench, bc6h_bench, bc6h_quality.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bc6h_bench.h"
 #include "bench_args.h"
 #include "e2e_stages.h"
 #include "end_to_end.h"
@@ -59,6 +60,10 @@ int run_without_context(const bench::Args& args, unsigned hw_threads, Json& out)
     }
     if (args.sun) {  // CPU only: no GL context
         bench::run_sun_bench(args.repeats_given ? args.repeats : 5, args.e2e_width, &out["sun"]);
+        return write_json(args, out, 0);
+    }
+    if (!args.bc6h_quality.empty()) {  // CPU only: no GL context
+        bench::run_bc6h_quality(args.bc6h_quality, &out["bc6h_quality"]);
         return write_json(args, out, 0);
     }
     if (args.cpu_only) {
@@ -150,6 +155,11 @@ int main(int argc, char** argv) {
         out["renderer"] = ctx->info().renderer;
         bench::run_exact_bench(gpu, args.quick, args.repeats_given ? args.repeats : 5, &out["exact_irradiance"]);
         return write_json(args, out, 0);
+    }
+    if (args.bc6h) {
+        out["renderer"] = ctx->info().renderer;
+        const bool same = bench::run_bc6h_bench(gpu, args.bc6h_chain, args.repeats_given ? args.repeats : 5, &out["bc6h"]);
+        return write_json(args, out, same ? 0 : 6);
     }
     if (args.specular) {
         out["renderer"] = ctx->info().renderer;

@@ -1,7 +1,7 @@
 // KTX2 chains: encode_ktx2 (conversion, optional Zstandard, the container) and write_ktx2 (the same
 // through an atomic write: temporary file, fsync, rename) of a 6x256^2 cube with its 9 levels,
-// median of `repeats` after one warm-up. The texels are a smooth sky with noise and a bright spot,
-// so that Zstandard sees what a real chain gives it (not zeros).
+// median of `repeats` after one warm-up, of bench_support.h's sky chain (not zeros: Zstandard sees
+// what a real chain gives it).
 #include "ktx2_bench.h"
 
 #include <cmath>
@@ -13,51 +13,16 @@
 
 #include "bench_support.h"
 #include "image.h"
+#include "ibl_ktx2.h"
 #include "ktx2_writer.h"
 #include "specular_io.h"
 
 namespace bench {
 
-namespace {
-
-std::vector<std::vector<bake::Image>> test_chain(int base) {
-    std::vector<std::vector<bake::Image>> levels;
-    std::uint32_t state = 12345;
-    auto noise = [&] {  // xorshift: reproducible, no <random> distribution differences
-        state ^= state << 13, state ^= state >> 17, state ^= state << 5;
-        return (state & 0xffff) / 65536.0;
-    };
-    for (int size = base; size >= 1; size /= 2) {
-        std::vector<bake::Image> faces;
-        for (int f = 0; f < 6; ++f) {
-            bake::Image img(size, size);
-            for (int r = 0; r < size; ++r)
-                for (int c = 0; c < size; ++c) {
-                    const double u = (c + 0.5) / size, v = (r + 0.5) / size;
-                    const double spot = (f == 2 && std::hypot(u - 0.5, v - 0.5) < 0.03) ? 500.0 : 0.0;
-                    float* px = img.at(r, c);
-                    for (int k = 0; k < 3; ++k)
-                        px[k] = static_cast<float>(0.2 + 0.6 * v + 0.1 * k + 0.05 * noise() + spot);
-                }
-            faces.push_back(std::move(img));
-        }
-        levels.push_back(std::move(faces));
-    }
-    return levels;
-}
-
-}  // namespace
-
 void run_ktx2_bench(int repeats, nlohmann::json* out) {
     const int base = 256;
-    const auto chain = test_chain(base);
-    bake::KtxImages images;
-    images.width = images.height = base;
-    images.faces = 6;
-    for (const auto& level : chain) {
-        images.levels.emplace_back();
-        for (const auto& face : level) images.levels.back().push_back(&face);
-    }
+    const std::vector<bake::CubeMap> cubes = sky_chain(base);
+    const bake::KtxImages images = bake::cube_chain_images(cubes);
     const std::string path = (std::filesystem::temp_directory_path() / "bake-bench-ktx2.ktx2").string();
     struct Row {
         bake::KtxFormat format;
@@ -99,12 +64,6 @@ void run_ktx2_bench(int repeats, nlohmann::json* out) {
     std::printf("KTX2 cube 6x%d^2, %zu levels, median of %d:\n%s", base, images.levels.size(), repeats, table.c_str());
     // The same chain as --specular's tiled, mip-mapped float EXR (ZIP, OpenEXR's thread pool; atomic
     // write with fsync): what a bake's write stage spends on it.
-    std::vector<bake::CubeMap> cubes;
-    for (const auto& level : chain) {
-        bake::CubeMap cube(level[0].width);
-        for (int f = 0; f < 6; ++f) cube.faces[static_cast<std::size_t>(f)] = level[static_cast<std::size_t>(f)];
-        cubes.push_back(std::move(cube));
-    }
     const std::string exr = (std::filesystem::temp_directory_path() / "bake-bench-chain.exr").string();
     bake::write_specular_exr(exr, cubes, {});  // warm-up (and OpenEXR's threads)
     std::vector<double> wr;

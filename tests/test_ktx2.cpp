@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bc6h.h"
 #include "dfg.h"
 #include "errors.h"
 #include "image_io.h"
@@ -104,6 +105,7 @@ void decode_texel(KtxFormat f, const std::uint8_t* p, float out[4]) {
         case KtxFormat::Rgba32Float: std::memcpy(out, w, 16); break;
         case KtxFormat::B10G11R11UFloat: unpack_b10g11r11(w[0], out), out[3] = 1; break;
         case KtxFormat::E5B9G9R9UFloat: unpack_e5b9g9r9(w[0], out), out[3] = 1; break;
+        case KtxFormat::Bc6hUFloat: FAIL("BC6H is checked by blocks");
     }
 }
 void expected_texel(KtxFormat f, const float* rgb, float out[3]) {
@@ -114,11 +116,13 @@ void expected_texel(KtxFormat f, const float* rgb, float out[3]) {
         case KtxFormat::Rgba32Float: std::memcpy(out, rgb, 12); break;
         case KtxFormat::B10G11R11UFloat: unpack_b10g11r11(pack_b10g11r11(rgb[0], rgb[1], rgb[2]), out); break;
         case KtxFormat::E5B9G9R9UFloat: unpack_e5b9g9r9(pack_e5b9g9r9(rgb[0], rgb[1], rgb[2]), out); break;
+        case KtxFormat::Bc6hUFloat: FAIL("BC6H is checked by blocks");
     }
 }
 
 // The Basic DFD block the Data Format Specification 1.4 gives for each format (its tables for the
-// 16/32-bit float RGBA formats, the B10G11R11 packed floats and the E5B9G9R9 example), as words.
+// 16/32-bit float RGBA formats, the B10G11R11 packed floats, the E5B9G9R9 example and BC6H's
+// model, as KTX-Software's vk2dfd makes them), as words.
 std::vector<std::uint32_t> spec_dfd(KtxFormat f) {
     auto header = [](std::uint32_t samples, std::uint32_t bytes) {
         const std::uint32_t block = 24 + 16 * samples;
@@ -149,6 +153,14 @@ std::vector<std::uint32_t> spec_dfd(KtxFormat f) {
                 sample(v, 9 * c, 9, c, 0, 8448);
                 sample(v, 27, 5, 0x20 | c, 15, 31);
             }
+            break;
+        case KtxFormat::Bc6hUFloat:
+            // KHR_DF_MODEL_BC6H (133), 4x4 blocks of 16 bytes, one 128-bit sample of BC6H_COLOR (0),
+            // float, unsigned: sampleLower 0.0f, sampleUpper 1.0f.
+            v = header(1, 16);
+            v[3] = 133 | (1 << 8) | (1 << 16);
+            v[4] = 3 | (3 << 8);
+            sample(v, 0, 128, 0x80, 0, 0x3F800000u);
             break;
     }
     return v;
@@ -396,6 +408,57 @@ TEST_CASE("ktx2: format names", "[ktx2]") {
     }
     KtxFormat unused{};
     CHECK_FALSE(parse_ktx_format("rgba8", &unused));
+}
+
+TEST_CASE("ktx2: BC6H: vkFormat 143, typeSize 1, the BC6H descriptor, every level's blocks, levels below 4x4 one block", "[ktx2][bc6h]") {
+    const std::vector<CubeMap> chain = test_chain(16);  // 16, 8, 4, 2, 1
+    const KtxImages images = cube_chain_images(chain);
+    KtxFormat parsed{};
+    REQUIRE(parse_ktx_format("bc6h", &parsed));
+    CHECK(parsed == KtxFormat::Bc6hUFloat);
+    for (int zstd : {0, 3}) {
+        INFO("zstd " << zstd);
+        KtxWriteOptions o;
+        o.format = KtxFormat::Bc6hUFloat;
+        o.zstd_level = zstd;
+        const ParsedKtx2 p = parse(encode_ktx2(images, o));
+        CHECK(p.header[0] == 143);
+        CHECK(p.header[1] == 1);
+        CHECK(p.header[2] == 16);
+        CHECK(p.header[6] == 6);
+        CHECK(p.header[7] == 5);
+        CHECK(p.dfd == spec_dfd(KtxFormat::Bc6hUFloat));
+        for (std::size_t i = 0; i < chain.size(); ++i) {
+            INFO("level " << i);
+            const int blocks = std::max(1, chain[i].size / 4);
+            REQUIRE(p.levels[i].size() == 6u * blocks * blocks * 16);
+            if (zstd == 0) CHECK(p.offset[i] % 16 == 0);
+            CHECK(p.levels[i] == bc6h_encode_images(images.levels[i], Bc6hQuality::Default, 1));
+        }
+    }
+    // The thorough setting reaches the file, and blocks made elsewhere (a GPU's) go in as they are.
+    KtxWriteOptions o;
+    o.format = KtxFormat::Bc6hUFloat;
+    o.bc6h_quality = Bc6hQuality::Thorough;
+    const std::vector<std::uint8_t> thorough = encode_ktx2(images, o);
+    CHECK(parse(thorough).levels[0] == bc6h_encode_images(images.levels[0], Bc6hQuality::Thorough, 1));
+    EncodedTexture given = encode_texture(images, KtxFormat::Bc6hUFloat, Bc6hQuality::Thorough);
+    CHECK(encode_ktx2(given, KtxWriteOptions{}) == thorough);
+    given.levels[2].pop_back();
+    CHECK_THROWS_AS(encode_ktx2(given, KtxWriteOptions{}), std::invalid_argument);
+}
+
+TEST_CASE("ktx2: the DFG table is refused as BC6H with one line naming the file", "[ktx2][bc6h]") {
+    const std::string dir = test::scratch("ktx2_dfg_bc6h");
+    KtxWriteOptions o;
+    o.format = KtxFormat::Bc6hUFloat;
+    try {
+        write_dfg_ktx2(dir + "/d.ktx2", compute_dfg_table(16), o);
+        FAIL("no error");
+    } catch (const OutputError& e) {
+        CHECK(std::string(e.what()) == dir + "/d.ktx2: " + kDfgNotBc6h);
+    }
+    CHECK(std::filesystem::is_empty(dir));
 }
 
 // Issue 21 through the tool: -o .ktx2, --dfg .ktx2 with --ktx-format, --gltf. Each file is read back

@@ -11,6 +11,7 @@
 
 #include "ggx.h"
 #include "gl_objects.h"
+#include "gpu_bc6h.h"
 #include "parallel.h"
 #include "stage_progress.h"
 #include "trace.h"
@@ -91,6 +92,26 @@ struct GpuSpecularPrefilter::Impl {
     }
     StageTimer timer, upload_timer;
     double last_ms = 0, last_upload_ms = 0;
+    // set_bc6h: the encoder (made on first use) and the last chain's blocks.
+    bool bc6h_on = false, bc6h_mirror_z = false;
+    std::unique_ptr<GpuBc6hEncoder> bc6h;
+    EncodedTexture bc6h_chain;
+    double bc6h_ms = 0;
+    // Level 0 as vec4s at the output buffer's start, then every level encoded from the buffer.
+    void encode_bc6h(const CubeMap& level_zero, const std::vector<std::size_t>& first) {
+        const std::size_t texels = static_cast<std::size_t>(level_zero.size) * level_zero.size;
+        std::vector<float> rgba(4 * 6 * texels);
+        for (int f = 0; f < 6; ++f)
+            for (std::size_t i = 0; i < texels; ++i)
+                for (int c = 0; c < 3; ++c) rgba[4 * (f * texels + i) + c] = level_zero.faces[f].rgb[3 * i + c];
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, output.id);
+        glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(rgba.size() * sizeof(float)), rgba.data());
+        check_gl("uploading the specular level 0 for BC6H");
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        if (!bc6h) bc6h = std::make_unique<GpuBc6hEncoder>(programs);
+        bc6h_chain = bc6h->encode_buffer(output.id, 6, level_zero.size, level_zero.size, first, bc6h_mirror_z);
+        bc6h_ms = bc6h->last_ms();
+    }
     GLuint program() {
         // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
         return programs.get("specular_prefilter.comp",
@@ -172,9 +193,11 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     glEnable(GL_TEXTURE_CUBE_MAP_SEAMLESS);
     glUniform1i(glGetUniformLocation(program, "u_source"), 0);
     m.timer.reset();
-    // Every level into one output buffer, read back once at the end.
+    // Every level into one output buffer, read back once at the end; with BC6H on, level 0 first
+    // (uploaded once level_zero() has it).
     std::vector<std::size_t> first(static_cast<std::size_t>(levels), 0);
-    std::size_t total = 0;
+    std::size_t total = m.bc6h_on ? 6 * static_cast<std::size_t>(settings.base_size) * settings.base_size : 0;
+    const std::size_t float_first = total;  // the levels the prefilter writes start here
     for (int level = 1; level < levels; ++level) {
         const int n = settings.base_size >> level;
         first[static_cast<std::size_t>(level)] = total;
@@ -183,7 +206,7 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     // The levels' copy for the CPU (below): from device memory into client storage, a copy the
     // GPU makes in order. Where the output itself is the CPU's (GL_STREAM_READ: host memory on
     // NVIDIA), the driver made that copy on the CPU, waiting for the levels (~10 ms a batch input).
-    const bool copy_back = total > 0 && buffer_storage_function();
+    const bool copy_back = total > float_first && buffer_storage_function();
     m.output.allocate(4 * std::max<std::size_t>(total, 1) * sizeof(float), nullptr, copy_back ? GL_DYNAMIC_COPY : GL_STREAM_READ);
     m.output.bind(1);
     // The sample sets (plan(): made while the source was, or by an earlier input), uploaded once
@@ -237,14 +260,15 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     // The levels' copy into host-visible memory queued right behind them, with a fence: level_zero
     // may queue more work (a batch's next source), and a plain read issued after that would wait
     // for it too. Without ARB_buffer_storage, glGetBufferSubData after level_zero.
-    const std::size_t result_bytes = 4 * total * sizeof(float);
+    const std::size_t result_bytes = 4 * (total - float_first) * sizeof(float);
     GLsync levels_fence = nullptr;
     if (copy_back) {
         m.readback.ensure_readback(result_bytes);
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
         glBindBuffer(GL_COPY_READ_BUFFER, m.output.id);
         glBindBuffer(GL_COPY_WRITE_BUFFER, m.readback.id);
-        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, static_cast<GLsizeiptr>(result_bytes));
+        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, static_cast<GLintptr>(4 * float_first * sizeof(float)), 0,
+                            static_cast<GLsizeiptr>(result_bytes));
         check_gl("queuing the specular levels' read back");
         levels_fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     }
@@ -256,7 +280,8 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     } guard{levels_fence};
     // Level 0 once the levels are queued: its read waits for the GPU, which has them to do meanwhile.
     chain.push_back(level_zero());
-    std::vector<float> result(4 * total);
+    if (m.bc6h_on) m.encode_bc6h(chain[0], first);
+    std::vector<float> result(4 * (total - float_first));
     if (levels_fence) {
         wait_and_delete(levels_fence, "the specular levels");
         glBindBuffer(GL_COPY_WRITE_BUFFER, m.readback.id);
@@ -268,12 +293,16 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
         std::memcpy(result.data(), mapped, result_bytes);
         glUnmapBuffer(GL_COPY_WRITE_BUFFER);
         check_gl("reading the specular levels back");
-    } else if (total > 0) {
-        m.output.read(result.data(), result_bytes, "reading the specular levels back");
+    } else if (total > float_first) {
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, m.output.id);
+        glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(4 * float_first * sizeof(float)),
+                           static_cast<GLsizeiptr>(result_bytes), result.data());
+        check_gl("reading the specular levels back");
     }
     for (int level = 1; level < levels; ++level) {
         const int n = settings.base_size >> level;
-        const float* src = result.data() + 4 * first[static_cast<std::size_t>(level)];
+        const float* src = result.data() + 4 * (first[static_cast<std::size_t>(level)] - float_first);
         CubeMap out(n);
         for (int f = 0; f < 6; ++f)
             for (std::size_t i = 0; i < static_cast<std::size_t>(n) * n; ++i)
@@ -284,6 +313,13 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     m.last_upload_ms = 0;
     return chain;
 }
+
+void GpuSpecularPrefilter::set_bc6h(bool on, bool mirror_z) {
+    impl_->bc6h_on = on;
+    impl_->bc6h_mirror_z = mirror_z;
+}
+const EncodedTexture& GpuSpecularPrefilter::last_bc6h() const { return impl_->bc6h_chain; }
+double GpuSpecularPrefilter::last_bc6h_ms() const { return impl_->bc6h_ms; }
 
 double GpuSpecularPrefilter::last_ms() const { return impl_->last_ms; }
 double GpuSpecularPrefilter::last_upload_ms() const { return impl_->last_upload_ms; }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "specular_prefilter.h"
+#include "texture_format.h"
 
 namespace bake {
 
@@ -50,6 +51,14 @@ public:
     // GPU time of the last prefilter()'s dispatches and of its texture upload (milliseconds).
     double last_ms() const;
     double last_upload_ms() const;
+
+    // With BC6H on, each prefilter() also encodes its chain as BC6H_UF16 where it is (GpuBc6hEncoder,
+    // the CPU's default setting byte for byte): level 0 is uploaded beside levels 1.. in the output
+    // buffer, the blocks (1 byte a texel) come back as last_bc6h(); mirror_z lays the faces out for
+    // Bevy (KtxCubeConvention::Bevy). The float chain is still returned (the bake's other outputs use it).
+    void set_bc6h(bool on, bool mirror_z = false);
+    const EncodedTexture& last_bc6h() const;
+    double last_bc6h_ms() const;  // GPU time of the last encoding's dispatches
 
 private:
     struct Impl;

@@ -88,45 +88,66 @@ KtxImages image_2d_images(const Image& image) {
     return images;
 }
 
-void write_specular_ktx2(const std::string& path, const std::vector<CubeMap>& chain, const KtxWriteOptions& options,
-                         KtxCubeConvention convention, const std::vector<double>& roughness) {
+CubeMap irradiance_cube_for(const CubeMap& irradiance, KtxCubeConvention convention) {
+    if (convention == KtxCubeConvention::Gl) return irradiance;
+    CubeMap bevy = mirror_cube_z(irradiance);
+    for (Image& face : bevy.faces)
+        for (float& v : face.rgb) v = static_cast<float>(v / kPi);
+    return bevy;
+}
+
+std::vector<CubeMap> specular_chain_for(const std::vector<CubeMap>& chain, KtxCubeConvention convention) {
+    if (convention == KtxCubeConvention::Gl) return chain;
+    std::vector<CubeMap> mirrored;
+    for (const CubeMap& level : chain) mirrored.push_back(mirror_cube_z(level));
+    return mirrored;
+}
+
+namespace {
+
+KtxWriteOptions specular_options(const std::string& path, std::size_t levels, const KtxWriteOptions& options,
+                                 KtxCubeConvention convention, const std::vector<double>& roughness) {
     std::vector<double> r = roughness;
     if (r.empty())
-        for (std::size_t i = 0; i < chain.size(); ++i) r.push_back(chain.size() > 1 ? double(i) / (chain.size() - 1) : 0.0);
-    if (r.size() != chain.size())
-        throw OutputError(path + ": " + std::to_string(r.size()) + " roughness values for " + std::to_string(chain.size()) +
+        for (std::size_t i = 0; i < levels; ++i) r.push_back(levels > 1 ? double(i) / (levels - 1) : 0.0);
+    if (r.size() != levels)
+        throw OutputError(path + ": " + std::to_string(r.size()) + " roughness values for " + std::to_string(levels) +
                           " levels");
     KtxWriteOptions o = with_content(options,
                                      "specular: the environment's radiance prefiltered with the GGX lobe, alpha = "
                                      "roughness^2, N = V = R; level i for roughness bakeSpecularRoughness[i]",
                                      convention);
     o.key_values.emplace_back("bakeSpecularRoughness", roughness_list(r));
+    return o;
+}
+
+}  // namespace
+
+void write_specular_ktx2(const std::string& path, const std::vector<CubeMap>& chain, const KtxWriteOptions& options,
+                         KtxCubeConvention convention, const std::vector<double>& roughness) {
+    const KtxWriteOptions o = specular_options(path, chain.size(), options, convention, roughness);
     if (convention == KtxCubeConvention::Gl) {
         write_ktx2(path, cube_chain_images(chain), o);
         return;
     }
-    std::vector<CubeMap> mirrored;
-    for (const CubeMap& level : chain) mirrored.push_back(mirror_cube_z(level));
-    write_ktx2(path, cube_chain_images(mirrored), o);
+    write_ktx2(path, cube_chain_images(specular_chain_for(chain, convention)), o);
+}
+
+void write_specular_ktx2(const std::string& path, const EncodedTexture& chain, const KtxWriteOptions& options,
+                         KtxCubeConvention convention, const std::vector<double>& roughness) {
+    write_ktx2(path, chain, specular_options(path, chain.levels.size(), options, convention, roughness));
 }
 
 void write_irradiance_cube_ktx2(const std::string& path, const CubeMap& irradiance, const KtxWriteOptions& options,
                                 KtxCubeConvention convention) {
-    if (convention == KtxCubeConvention::Gl) {
-        const std::vector<CubeMap> one{irradiance};
-        write_ktx2(path, cube_chain_images(one),
-                   with_content(options, "irradiance E(n) at each texel's centre direction n, not divided by pi "
-                                         "(a white Lambertian surface shows E/pi)"));
-        return;
-    }
-    std::vector<CubeMap> bevy{mirror_cube_z(irradiance)};
-    for (Image& face : bevy[0].faces)
-        for (float& v : face.rgb) v = static_cast<float>(v / kPi);
-    write_ktx2(path, cube_chain_images(bevy),
-               with_content(options, "irradiance E(n)/pi (the radiance a white Lambertian surface reflects) at each "
-                                     "texel's direction as bakeConvention maps it: Bevy multiplies its diffuse map by "
-                                     "the albedo with no 1/pi",
-                            KtxCubeConvention::Bevy));
+    const std::vector<CubeMap> one{irradiance_cube_for(irradiance, convention)};
+    const char* content = convention == KtxCubeConvention::Gl
+                              ? "irradiance E(n) at each texel's centre direction n, not divided by pi (a white "
+                                "Lambertian surface shows E/pi)"
+                              : "irradiance E(n)/pi (the radiance a white Lambertian surface reflects) at each texel's "
+                                "direction as bakeConvention maps it: Bevy multiplies its diffuse map by the albedo with "
+                                "no 1/pi";
+    write_ktx2(path, cube_chain_images(one), with_content(options, content, convention));
 }
 
 void write_irradiance_equirect_ktx2(const std::string& path, const Image& irradiance, const KtxWriteOptions& options) {
@@ -136,6 +157,7 @@ void write_irradiance_equirect_ktx2(const std::string& path, const Image& irradi
 }
 
 void write_dfg_ktx2(const std::string& path, const Image& dfg, const KtxWriteOptions& options) {
+    if (options.format == KtxFormat::Bc6hUFloat) throw OutputError(path + ": " + kDfgNotBc6h);
     write_ktx2(path, image_2d_images(dfg),
                with_content(options, "split-sum DFG table, GGX with height-correlated Smith: texel (row, col) "
                                      "at N.V = (col + 0.5)/size, roughness = (row + 0.5)/size (sample at uv = "

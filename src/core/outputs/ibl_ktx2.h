@@ -56,6 +56,10 @@ CubeMap mirror_cube_z(const CubeMap& cube);
 // roughness: one value a level, or empty for i / (levels - 1).
 void write_specular_ktx2(const std::string& path, const std::vector<CubeMap>& chain, const KtxWriteOptions& options,
                          KtxCubeConvention convention = KtxCubeConvention::Gl, const std::vector<double>& roughness = {});
+// The same from a chain already in its texel format (GpuBc6hEncoder's blocks), laid out for
+// `convention` by whoever encoded it; options.format and bc6h_quality are not read.
+void write_specular_ktx2(const std::string& path, const EncodedTexture& chain, const KtxWriteOptions& options,
+                         KtxCubeConvention convention = KtxCubeConvention::Gl, const std::vector<double>& roughness = {});
 
 // The irradiance map as a one-level cube map (the tool's default output layout): E, or E/pi for Bevy.
 void write_irradiance_cube_ktx2(const std::string& path, const CubeMap& irradiance, const KtxWriteOptions& options,
@@ -65,7 +69,16 @@ void write_irradiance_cube_ktx2(const std::string& path, const CubeMap& irradian
 void write_irradiance_equirect_ktx2(const std::string& path, const Image& irradiance, const KtxWriteOptions& options);
 
 // The split-sum DFG table (dfg.h) as a one-level 2D texture: u = N·V, v = roughness, R = A, G = B, B = A + B.
+// BC6H is refused (OutputError, kDfgNotBc6h): two terms in [0, 1] and their sum are no HDR colour, and
+// BC6H's shared endpoints would tie the two terms a block shares together.
 void write_dfg_ktx2(const std::string& path, const Image& dfg, const KtxWriteOptions& options);
+constexpr const char* kDfgNotBc6h =
+    "the DFG table is not written as bc6h (two terms in [0, 1], no HDR colour): use rgba16f or rgba32f";
+
+// What the cube files hold for `convention`: the irradiance cube as E (Gl) or mirrored in z and
+// divided by pi (Bevy); a chain level as is (Gl) or mirrored.
+CubeMap irradiance_cube_for(const CubeMap& irradiance, KtxCubeConvention convention);
+std::vector<CubeMap> specular_chain_for(const std::vector<CubeMap>& chain, KtxCubeConvention convention);
 
 // The images of a cube chain and of one 2D image, for encode_ktx2 (they point into the arguments).
 KtxImages cube_chain_images(const std::vector<CubeMap>& chain);

@@ -9,7 +9,6 @@
 
 #include "atomic_file.h"
 #include "errors.h"
-#include "gpu_formats.h"
 #include "parallel.h"
 
 #ifndef BAKE_VERSION
@@ -24,10 +23,6 @@ constexpr std::uint32_t kSchemeZstd = 2;
 constexpr std::size_t kHeaderBytes = 80;      // identifier, header and index up to the level index
 constexpr std::size_t kLevelIndexEntry = 24;  // byteOffset, byteLength, uncompressedByteLength
 
-void put_u16(std::uint8_t* p, std::uint16_t v) {
-    p[0] = static_cast<std::uint8_t>(v);
-    p[1] = static_cast<std::uint8_t>(v >> 8);
-}
 void put_u32(std::uint8_t* p, std::uint32_t v) {
     for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
 }
@@ -51,6 +46,7 @@ struct DfdSample {
 };
 constexpr std::uint32_t kQualifierFloat = 0x80, kQualifierSigned = 0x40, kQualifierExponent = 0x20;
 constexpr std::uint32_t kChannelAlpha = 15;
+constexpr std::uint32_t kModelBc6h = 133, kChannelBc6hColor = 0;
 
 std::vector<DfdSample> dfd_samples(KtxFormat format) {
     const std::uint32_t one = float_as_u32(1.0f), minus_one = float_as_u32(-1.0f);
@@ -79,6 +75,7 @@ std::vector<DfdSample> dfd_samples(KtxFormat format) {
             }
             return s;
         }
+        case KtxFormat::Bc6hUFloat: return {{0, 128, kChannelBc6hColor | kQualifierFloat, 0, one}};
     }
     throw std::invalid_argument("unknown KTX format");
 }
@@ -86,12 +83,14 @@ std::vector<DfdSample> dfd_samples(KtxFormat format) {
 std::vector<std::uint8_t> data_format_descriptor(KtxFormat format) {
     const std::vector<DfdSample> samples = dfd_samples(format);
     const auto block_size = static_cast<std::uint32_t>(24 + 16 * samples.size());
+    const bool bc6h = format == KtxFormat::Bc6hUFloat;
+    const std::uint32_t model = bc6h ? kModelBc6h : 1u;  // RGBSDA
     std::vector<std::uint8_t> out;
     append_u32(out, 4 + block_size);               // dfdTotalSize
     append_u32(out, 0);                            // vendorId 0 (Khronos), descriptorType 0 (basic)
     append_u32(out, 2u | (block_size << 16));      // versionNumber 2 (1.3+), descriptorBlockSize
-    append_u32(out, 1u | (1u << 8) | (1u << 16));  // colorModel RGBSDA, primaries BT709, transfer LINEAR, flags 0
-    append_u32(out, 0);                            // texelBlockDimension0..3: 1x1x1x1
+    append_u32(out, model | (1u << 8) | (1u << 16));  // colorModel, primaries BT709, transfer LINEAR, flags 0
+    append_u32(out, bc6h ? (3u | (3u << 8)) : 0u);    // texelBlockDimension0..3, each size - 1: 4x4x1x1 or 1x1x1x1
     append_u32(out, static_cast<std::uint32_t>(ktx_texel_bytes(format)));  // bytesPlane0 (1..3: 0)
     append_u32(out, 0);                            // bytesPlane4..7
     for (const DfdSample& s : samples) {
@@ -117,53 +116,8 @@ std::vector<std::uint8_t> key_value_data(std::vector<std::pair<std::string, std:
     return out;
 }
 
-// One image's texels in the format, rows in order, into `out` (width * height * texel bytes).
-void convert_image(const Image& image, KtxFormat format, std::uint8_t* out) {
-    const std::size_t n = image.pixel_count();
-    const float* in = image.rgb.data();
-    switch (format) {
-        case KtxFormat::Rgba16Float:
-            for (std::size_t i = 0; i < n; ++i, in += 3, out += 8) {
-                for (int c = 0; c < 3; ++c) put_u16(out + 2 * c, float_to_half(in[c]));
-                put_u16(out + 6, 0x3c00);  // alpha 1
-            }
-            break;
-        case KtxFormat::Rgba32Float:
-            for (std::size_t i = 0; i < n; ++i, in += 3, out += 16) {
-                for (int c = 0; c < 3; ++c) put_u32(out + 4 * c, float_as_u32(in[c]));
-                put_u32(out + 12, float_as_u32(1.0f));
-            }
-            break;
-        case KtxFormat::B10G11R11UFloat:
-            for (std::size_t i = 0; i < n; ++i, in += 3, out += 4) put_u32(out, pack_b10g11r11(in[0], in[1], in[2]));
-            break;
-        case KtxFormat::E5B9G9R9UFloat:
-            for (std::size_t i = 0; i < n; ++i, in += 3, out += 4) put_u32(out, pack_e5b9g9r9(in[0], in[1], in[2]));
-            break;
-    }
-}
-
-void validate(const KtxImages& images, const KtxWriteOptions& options) {
+void validate(const KtxWriteOptions& options) {
     auto fail = [](const std::string& what) { throw std::invalid_argument(what); };
-    if (images.width < 1 || images.height < 1) fail("texture size must be at least 1x1");
-    if (images.faces != 1 && images.faces != 6) fail("a texture has 1 face or 6 (a cube map)");
-    if (images.faces == 6 && images.width != images.height) fail("cube map faces must be square");
-    int max_levels = 1;
-    while ((std::max(images.width, images.height) >> max_levels) > 0) ++max_levels;
-    const int levels = static_cast<int>(images.levels.size());
-    if (levels < 1 || levels > max_levels)
-        fail("a " + std::to_string(images.width) + "x" + std::to_string(images.height) + " texture has 1 to " +
-             std::to_string(max_levels) + " levels, not " + std::to_string(levels));
-    for (int i = 0; i < levels; ++i) {
-        const int w = std::max(1, images.width >> i), h = std::max(1, images.height >> i);
-        if (static_cast<int>(images.levels[i].size()) != images.faces)
-            fail("level " + std::to_string(i) + " has " + std::to_string(images.levels[i].size()) + " images, not " +
-                 std::to_string(images.faces));
-        for (const Image* im : images.levels[i]) {
-            if (!im || im->width != w || im->height != h || im->rgb.size() != im->pixel_count() * 3)
-                fail("level " + std::to_string(i) + " must be " + std::to_string(w) + "x" + std::to_string(h));
-        }
-    }
     if (options.zstd_level < 0 || options.zstd_level > kMaxZstdLevel)
         fail("zstd level must be 0 (none) to " + std::to_string(kMaxZstdLevel));
     for (const auto& kv : options.key_values) {
@@ -172,16 +126,6 @@ void validate(const KtxImages& images, const KtxWriteOptions& options) {
             fail("key '" + key + "' is empty or reserved (KTX/ktx)");
         if (key.find('\0') != std::string::npos) fail("key '" + key + "' holds a NUL");
     }
-}
-
-// Level i's bytes (all faces), uncompressed.
-std::vector<std::uint8_t> level_bytes(const KtxImages& images, int level, KtxFormat format, int threads) {
-    const std::vector<const Image*>& faces = images.levels[level];
-    const std::size_t face_bytes = faces[0]->pixel_count() * static_cast<std::size_t>(ktx_texel_bytes(format));
-    std::vector<std::uint8_t> out(face_bytes * faces.size());
-    parallel_for(static_cast<int>(faces.size()), threads,
-                 [&](int f) { convert_image(*faces[f], format, out.data() + face_bytes * f); });
-    return out;
 }
 
 std::vector<std::uint8_t> zstd_compress(const std::vector<std::uint8_t>& in, int level) {
@@ -196,50 +140,23 @@ std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a;
 
 }  // namespace
 
-bool parse_ktx_format(const std::string& name, KtxFormat* format) {
-    for (KtxFormat f : {KtxFormat::Rgba16Float, KtxFormat::Rgba32Float, KtxFormat::B10G11R11UFloat,
-                        KtxFormat::E5B9G9R9UFloat}) {
-        if (name == ktx_format_name(f)) {
-            *format = f;
-            return true;
-        }
-    }
-    return false;
-}
-
-const char* ktx_format_name(KtxFormat format) {
-    switch (format) {
-        case KtxFormat::Rgba16Float: return "rgba16f";
-        case KtxFormat::Rgba32Float: return "rgba32f";
-        case KtxFormat::B10G11R11UFloat: return "b10g11r11";
-        case KtxFormat::E5B9G9R9UFloat: return "e5b9g9r9";
-    }
-    return "?";
-}
-
-std::uint32_t ktx_vk_format(KtxFormat format) {
-    switch (format) {
-        case KtxFormat::Rgba16Float: return 97;
-        case KtxFormat::Rgba32Float: return 109;
-        case KtxFormat::B10G11R11UFloat: return 122;
-        case KtxFormat::E5B9G9R9UFloat: return 123;
-    }
-    return 0;
-}
-
-int ktx_texel_bytes(KtxFormat format) {
-    switch (format) {
-        case KtxFormat::Rgba16Float: return 8;
-        case KtxFormat::Rgba32Float: return 16;
-        default: return 4;
-    }
-}
+bool parse_ktx_format(const std::string& name, KtxFormat* format) { return parse_texture_format(name, format); }
+const char* ktx_format_name(KtxFormat format) { return texture_format_name(format); }
+std::uint32_t ktx_vk_format(KtxFormat format) { return texture_vk_format(format); }
+int ktx_texel_bytes(KtxFormat format) { return texture_block_bytes(format); }
 
 std::string ktx_writer_name() { return std::string("bake-irradiance ") + BAKE_VERSION; }
 
 std::vector<std::uint8_t> encode_ktx2(const KtxImages& images, const KtxWriteOptions& options) {
-    validate(images, options);
-    const int levels = static_cast<int>(images.levels.size());
+    validate(options);
+    return encode_ktx2(encode_texture(images, options.format, options.bc6h_quality, options.threads), options);
+}
+
+std::vector<std::uint8_t> encode_ktx2(const EncodedTexture& texture, const KtxWriteOptions& options) {
+    validate(options);
+    validate_texture(texture);
+    const KtxFormat format = texture.format;
+    const int levels = static_cast<int>(texture.levels.size());
     const bool zstd = options.zstd_level > 0;
 
     std::vector<std::pair<std::string, std::string>> kv = options.key_values;
@@ -249,21 +166,18 @@ std::vector<std::uint8_t> encode_ktx2(const KtxImages& images, const KtxWriteOpt
     for (std::size_t i = 0; i < kv.size(); ++i)
         for (std::size_t j = i + 1; j < kv.size(); ++j)
             if (kv[i].first == kv[j].first) throw std::invalid_argument("key '" + kv[i].first + "' appears twice");
-    const std::vector<std::uint8_t> dfd = data_format_descriptor(options.format);
+    const std::vector<std::uint8_t> dfd = data_format_descriptor(format);
     const std::vector<std::uint8_t> kvd = key_value_data(kv);
 
-    // Levels: converted face by face in parallel, then each compressed on its own (levels in parallel).
-    std::vector<std::vector<std::uint8_t>> data(levels);
-    std::vector<std::uint64_t> uncompressed(levels);
-    for (int i = 0; i < levels; ++i) {
-        data[i] = level_bytes(images, i, options.format, options.threads);
-        uncompressed[i] = data[i].size();
-    }
-    if (zstd) parallel_for(levels, options.threads, [&](int i) { data[i] = zstd_compress(data[i], options.zstd_level); });
+    // Levels each compressed on its own (levels in parallel).
+    std::vector<std::vector<std::uint8_t>> compressed(zstd ? levels : 0);
+    if (zstd)
+        parallel_for(levels, options.threads, [&](int i) { compressed[i] = zstd_compress(texture.levels[i], options.zstd_level); });
+    const std::vector<std::vector<std::uint8_t>>& data = zstd ? compressed : texture.levels;
 
     const std::size_t dfd_offset = kHeaderBytes + kLevelIndexEntry * levels;
     const std::size_t kvd_offset = dfd_offset + dfd.size();
-    const std::size_t alignment = zstd ? 1 : static_cast<std::size_t>(ktx_texel_bytes(options.format));  // lcm(size, 4)
+    const std::size_t alignment = zstd ? 1 : static_cast<std::size_t>(ktx_texel_bytes(format));  // lcm(size, 4)
     std::vector<std::size_t> offset(levels);
     std::size_t end = kvd_offset + kvd.size();
     for (int i = levels - 1; i >= 0; --i) {  // smallest level first
@@ -273,13 +187,14 @@ std::vector<std::uint8_t> encode_ktx2(const KtxImages& images, const KtxWriteOpt
 
     std::vector<std::uint8_t> out(end, 0);
     std::memcpy(out.data(), kIdentifier, sizeof kIdentifier);
-    const std::uint32_t header[9] = {ktx_vk_format(options.format),
-                                     options.format == KtxFormat::Rgba16Float ? 2u : 4u,  // typeSize
-                                     static_cast<std::uint32_t>(images.width),
-                                     static_cast<std::uint32_t>(images.height),
+    const std::uint32_t type_size = format == KtxFormat::Rgba16Float ? 2u : format == KtxFormat::Bc6hUFloat ? 1u : 4u;
+    const std::uint32_t header[9] = {ktx_vk_format(format),
+                                     type_size,
+                                     static_cast<std::uint32_t>(texture.width),
+                                     static_cast<std::uint32_t>(texture.height),
                                      0,  // pixelDepth
                                      0,  // layerCount: not an array
-                                     static_cast<std::uint32_t>(images.faces),
+                                     static_cast<std::uint32_t>(texture.faces),
                                      static_cast<std::uint32_t>(levels),
                                      zstd ? kSchemeZstd : 0u};
     for (int i = 0; i < 9; ++i) put_u32(out.data() + 12 + 4 * i, header[i]);
@@ -293,7 +208,7 @@ std::vector<std::uint8_t> encode_ktx2(const KtxImages& images, const KtxWriteOpt
         std::uint8_t* entry = out.data() + kHeaderBytes + kLevelIndexEntry * i;
         put_u64(entry, offset[i]);
         put_u64(entry + 8, data[i].size());
-        put_u64(entry + 16, uncompressed[i]);
+        put_u64(entry + 16, texture.levels[i].size());
     }
     std::memcpy(out.data() + dfd_offset, dfd.data(), dfd.size());
     std::memcpy(out.data() + kvd_offset, kvd.data(), kvd.size());
@@ -301,10 +216,13 @@ std::vector<std::uint8_t> encode_ktx2(const KtxImages& images, const KtxWriteOpt
     return out;
 }
 
-void write_ktx2(const std::string& path, const KtxImages& images, const KtxWriteOptions& options) {
+namespace {
+
+template <typename Texture>
+void write_ktx2_file(const std::string& path, const Texture& texture, const KtxWriteOptions& options) {
     std::vector<std::uint8_t> bytes;
     try {
-        bytes = encode_ktx2(images, options);
+        bytes = encode_ktx2(texture, options);
     } catch (const std::exception& e) {
         throw OutputError(path + ": " + one_line(e.what()));
     }
@@ -314,6 +232,15 @@ void write_ktx2(const std::string& path, const KtxImages& images, const KtxWrite
         const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
         if (std::fclose(f) != 0 || !ok) throw OutputError(path + ": cannot write");
     });
+}
+
+}  // namespace
+
+void write_ktx2(const std::string& path, const KtxImages& images, const KtxWriteOptions& options) {
+    write_ktx2_file(path, images, options);
+}
+void write_ktx2(const std::string& path, const EncodedTexture& texture, const KtxWriteOptions& options) {
+    write_ktx2_file(path, texture, options);
 }
 
 }  // namespace bake

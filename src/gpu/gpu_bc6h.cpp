@@ -1,0 +1,158 @@
+#include "gpu_bc6h.h"
+
+#include <string>
+
+#include "bc6h_tables.h"
+#include "gl_objects.h"
+
+namespace bake {
+namespace {
+
+// Mesa's llvmpipe runs a work group as 8-wide batches in one call and counts every iteration of
+// the loops it did not unroll, in all of them, against one limit (65535, LP_MAX_TGSI_LOOP_ITERATIONS),
+// past which loops end early: with this shader's long search, batches of blocks that searched
+// differently came out wrong (Mesa 22.3). There a work group is one invocation.
+bool is_llvmpipe() {
+    const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    return renderer && std::string(renderer).find("llvmpipe") != std::string::npos;
+}
+
+template <typename T, std::size_t N>
+std::string glsl_array(const char* type, const char* name, const std::array<T, N>& values) {
+    std::string s = std::string("const ") + type + " " + name + "[" + std::to_string(N) + "] = " + type + "[](";
+    for (std::size_t i = 0; i < N; ++i) s += (i ? ", " : "") + std::to_string(values[i]) + (type[0] == 'u' ? "u" : "");
+    return s + ");\n";
+}
+
+// bc6h_tables.h as GLSL constants: the shader and the CPU encoder read the same tables.
+std::string table_defines() {
+    std::array<int, kBc6hModeCount> code{}, regions{}, epb{}, transformed{}, header{};
+    std::array<int, 3 * kBc6hModeCount> delta{};
+    std::array<unsigned, 82 * kBc6hModeCount / 4> bit_map{};  // four entries a word, the first in the low byte
+    for (int m = 0; m < kBc6hModeCount; ++m) {
+        const Bc6hMode& mode = kBc6hModes[m];
+        code[m] = mode.code;
+        regions[m] = mode.regions;
+        epb[m] = mode.epb;
+        transformed[m] = mode.transformed ? 1 : 0;
+        header[m] = bc6h_header_bits(m);
+        for (int c = 0; c < 3; ++c) delta[3 * m + c] = mode.delta[c];
+        for (int b = 0; b < 82; ++b) bit_map[(82 * m + b) / 4] |= static_cast<unsigned>(bc6h_bit_map(m)[b]) << (8 * ((82 * m + b) % 4));
+    }
+    std::array<unsigned, kBc6hPartitionCount> partitions{}, anchors{};
+    for (int p = 0; p < kBc6hPartitionCount; ++p) {
+        partitions[p] = kBc6hPartitions[p];
+        anchors[p] = kBc6hAnchor2[p];
+    }
+    std::array<int, 8> w3{};
+    std::array<int, 16> w4{};
+    for (int j = 0; j < 8; ++j) w3[j] = kBc6hWeights3[j];
+    for (int j = 0; j < 16; ++j) w4[j] = kBc6hWeights4[j];
+    return glsl_array("int", "kModeCode", code) + glsl_array("int", "kModeRegions", regions) + glsl_array("int", "kModeEpb", epb) +
+           glsl_array("int", "kModeDelta", delta) + glsl_array("int", "kModeTransformed", transformed) +
+           glsl_array("int", "kHeaderBits", header) + glsl_array("uint", "kBitMap", bit_map) +
+           glsl_array("uint", "kPartitions", partitions) + glsl_array("uint", "kAnchor2", anchors) +
+           glsl_array("int", "kWeights3", w3) + glsl_array("int", "kWeights4", w4);
+}
+
+}  // namespace
+
+struct GpuBc6hEncoder::Impl {
+    explicit Impl(ComputePrograms& p) : programs(p) {}
+    ComputePrograms& programs;
+    GlBuffer blocks;
+    StageTimer timer;
+    double last_ms = 0;
+
+    GLuint group = is_llvmpipe() ? 1 : 32;  // invocations a work group: a warp's on hardware
+
+    GLuint program(bool buffer) {
+        // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
+        static const std::string tables = table_defines();
+        return programs.get("bc6h_encode.comp", "#define SH_ORDER 1\n#define WG_SIZE " + std::to_string(group) + "\n" +
+                                                    (buffer ? "#define SOURCE_BUFFER\n" : "") + tables);
+    }
+
+    // One dispatch a level; the blocks of every level into one buffer, read back once.
+    EncodedTexture run(GLuint program, int faces, int width, int height, const std::vector<std::size_t>& first_texels,
+                       int levels, bool mirror_z) {
+        EncodedTexture out;
+        out.format = TextureFormat::Bc6hUFloat;
+        out.width = width;
+        out.height = height;
+        out.faces = faces;
+        std::vector<std::size_t> first_block(static_cast<std::size_t>(levels));
+        std::size_t total = 0;
+        for (int i = 0; i < levels; ++i) {
+            first_block[static_cast<std::size_t>(i)] = total;
+            total += bc6h_block_count(std::max(1, width >> i), std::max(1, height >> i)) * static_cast<std::size_t>(faces);
+        }
+        blocks.allocate(total * kBc6hBlockBytes, nullptr, GL_STREAM_READ);
+        blocks.bind(1);
+        glUseProgram(program);
+        glUniform1i(glGetUniformLocation(program, "u_mirror_z"), mirror_z ? 1 : 0);
+        timer.reset();
+        for (int i = 0; i < levels; ++i) {
+            const int w = std::max(1, width >> i), h = std::max(1, height >> i);
+            glUniform1i(glGetUniformLocation(program, "u_width"), w);
+            glUniform1i(glGetUniformLocation(program, "u_height"), h);
+            glUniform1i(glGetUniformLocation(program, "u_level"), i);
+            glUniform1ui(glGetUniformLocation(program, "u_source_offset"),
+                         static_cast<GLuint>(first_texels.empty() ? 0 : first_texels[static_cast<std::size_t>(i)]));
+            glUniform1ui(glGetUniformLocation(program, "u_block_offset"), static_cast<GLuint>(first_block[static_cast<std::size_t>(i)]));
+            const auto groups = static_cast<GLuint>((bc6h_block_count(w, h) + group - 1) / group);
+            timer.begin();
+            glDispatchCompute(groups, 1, static_cast<GLuint>(faces));
+            timer.end();
+            check_gl("the BC6H encoding pass");
+        }
+        std::vector<std::uint8_t> bytes(total * kBc6hBlockBytes);
+        blocks.read(bytes.data(), bytes.size(), "reading the BC6H blocks back");
+        for (int i = 0; i < levels; ++i) {
+            const std::size_t from = first_block[static_cast<std::size_t>(i)] * kBc6hBlockBytes;
+            const std::size_t to = (i + 1 < levels ? first_block[static_cast<std::size_t>(i) + 1] : total) * kBc6hBlockBytes;
+            out.levels.emplace_back(bytes.begin() + static_cast<long>(from), bytes.begin() + static_cast<long>(to));
+        }
+        last_ms = timer.total_ms();
+        return out;
+    }
+};
+
+GpuBc6hEncoder::GpuBc6hEncoder(ComputePrograms& programs) : impl_(std::make_unique<Impl>(programs)) {}
+GpuBc6hEncoder::~GpuBc6hEncoder() = default;
+
+void GpuBc6hEncoder::prepare() {
+    impl_->program(true);
+    impl_->program(false);
+}
+
+EncodedTexture GpuBc6hEncoder::encode_texture(unsigned texture, unsigned target, unsigned internal_format, int width,
+                                              int height, int levels, bool mirror_z) {
+    const int faces = target == GL_TEXTURE_CUBE_MAP ? 6 : 1;
+    GLuint view = 0;
+    glGenTextures(1, &view);
+    glTextureView(view, GL_TEXTURE_2D_ARRAY, texture, internal_format, 0, static_cast<GLuint>(levels), 0, static_cast<GLuint>(faces));
+    check_gl("viewing the texture for BC6H encoding");
+    struct ViewGuard {
+        GLuint id;
+        ~ViewGuard() { glDeleteTextures(1, &id); }
+    } guard{view};
+    const GLuint program = impl_->program(false);
+    glUseProgram(program);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, view);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
+    glUniform1i(glGetUniformLocation(program, "u_source"), 0);
+    return impl_->run(program, faces, width, height, {}, levels, mirror_z);
+}
+
+EncodedTexture GpuBc6hEncoder::encode_buffer(unsigned buffer, int faces, int width, int height,
+                                             const std::vector<std::size_t>& first_texels, bool mirror_z) {
+    const GLuint program = impl_->program(true);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
+    return impl_->run(program, faces, width, height, first_texels, static_cast<int>(first_texels.size()), mirror_z);
+}
+
+double GpuBc6hEncoder::last_ms() const { return impl_->last_ms; }
+
+}  // namespace bake

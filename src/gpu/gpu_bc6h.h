@@ -1,0 +1,50 @@
+#pragma once
+// BC6H_UF16 encoding on the GPU (shaders/bc6h_encode.comp): the CPU encoder of bc6h.h at its
+// default setting in GLSL, integer for integer, so that the blocks are the CPU's byte for byte
+// (tests/test_gpu_bc6h.cpp compares them), of texels already on the GPU; only the blocks come back
+// (1 byte a texel, against 16 for the floats). One invocation a block, one dispatch a level (all its
+// faces). Bc6hQuality::Thorough is the CPU's alone (bc6h_encode_images).
+// Needs the context current on this thread; throws GpuError on any GL failure.
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "bc6h.h"
+#include "texture_format.h"
+
+namespace bake {
+
+class ComputePrograms;
+
+class GpuBc6hEncoder {
+public:
+    explicit GpuBc6hEncoder(ComputePrograms& programs);
+    ~GpuBc6hEncoder();
+    GpuBc6hEncoder(const GpuBc6hEncoder&) = delete;
+    GpuBc6hEncoder& operator=(const GpuBc6hEncoder&) = delete;
+
+    // Compiles the programs ahead of time.
+    void prepare();
+
+    // Levels 0 .. levels-1 of a float texture with immutable storage (glTexStorage2D: GL_RGBA32F,
+    // GL_RGBA16F, ...), a cube map (target GL_TEXTURE_CUBE_MAP, 6 faces) or a 2D texture
+    // (GL_TEXTURE_2D), read through a GL_TEXTURE_2D_ARRAY view of it. mirror_z: each cube face
+    // laid out for Bevy (ibl_ktx2.h's mirror_cube_z) as it is encoded.
+    EncodedTexture encode_texture(unsigned texture, unsigned target, unsigned internal_format, int width, int height,
+                                  int levels, bool mirror_z = false);
+
+    // Levels whose texels are vec4s (RGB used) in `buffer`: level i, of max(1, width >> i) x
+    // max(1, height >> i) texels a face, has its faces one after another from texel
+    // first_texels[i], rows top first (GpuSpecularPrefilter's layout).
+    EncodedTexture encode_buffer(unsigned buffer, int faces, int width, int height, const std::vector<std::size_t>& first_texels,
+                                 bool mirror_z = false);
+
+    // GPU time of the last encode's dispatches (milliseconds, GL timestamp queries).
+    double last_ms() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bake
