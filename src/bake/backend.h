@@ -14,6 +14,7 @@
 #include "projection.h"
 #include "run_report.h"
 #include "specular_prefilter.h"
+#include "texture_format.h"
 
 namespace bake {
 
@@ -68,8 +69,12 @@ public:
     }
     // The GGX chain: level 0 the source's area average, the others Karis' estimator over `input`
     // (its mips in memory, or kept by this backend); adds its time to `ms`, and completes
-    // input.average_by with what was measured after prepare_specular returned.
-    virtual std::vector<CubeMap> prefilter_specular(SpecularInput& input, const SpecularSettings& settings, double& ms) = 0;
+    // input.average_by with what was measured after prepare_specular returned. With `bc6h`, also
+    // the chain's BC6H blocks where it is made, in Bevy's layout when bc6h_mirror_z (the GPU: its
+    // encoder, the CPU's default setting byte for byte, 1 byte a texel read back); a backend that
+    // does not leaves them empty for the writer to encode the floats.
+    virtual std::vector<CubeMap> prefilter_specular(SpecularInput& input, const SpecularSettings& settings, double& ms,
+                                                    EncodedTexture* bc6h, bool bc6h_mirror_z) = 0;
 
     // The one call for overlap across a batch's inputs (batch.h). `next` gives the input after the
     // one baking once it is decoded (env null while it decodes, or when there is none), valid

@@ -8,6 +8,7 @@
 #include "analysis_json.h"
 #include "compare_stage.h"
 #include "errors.h"
+#include "file_names.h"
 #include "outputs.h"
 #include "specular_stage.h"
 #include "stop_request.h"
@@ -274,9 +275,14 @@ void Bake::specular(State& st) {
     log_.stage("specular");
     // The bright split was made where the input decoded; --compare reads the source in memory.
     const BrightSplit* split = st.loaded.bright ? &*st.loaded.bright : nullptr;
+    // A BC6H chain file of the default setting: encoded where the chain is made (the GPU's encoder
+    // writes the CPU's bytes); the thorough setting, and other backends, leave it to the writer.
+    const bool texture_file = has_extension(st.job.specular, ".ktx2") || has_extension(st.job.specular, ".dds");
+    const Bc6hBlocks bc6h{texture_file && s_.ktx.format == TextureFormat::Bc6hUFloat && s_.ktx.bc6h_quality == Bc6hQuality::Default,
+                          s_.ktx_convention == KtxCubeConvention::Bevy};
     if (!st.job.specular.empty())
         st.specular = devices_.run(Operation::Specular, st.job.label, [&](Backend& b) {
-            return bake_specular(st.loaded.env, s_.specular, b, s_.threads, nullptr, split, s_.compare);
+            return bake_specular(st.loaded.env, s_.specular, b, s_.threads, nullptr, split, s_.compare, bc6h);
         });
     if (!st.job.gltf.empty()) {
         // The same source as --specular's chain (same base size): prepared once.

@@ -29,8 +29,10 @@ Image CpuBackend::sh_irradiance_map(const ShCoefficients& irradiance, const MapS
     return map;
 }
 
-std::vector<CubeMap> CpuBackend::prefilter_specular(SpecularInput& input, const SpecularSettings& settings,
-                                                    double& ms) {
+std::vector<CubeMap> CpuBackend::prefilter_specular(SpecularInput& input, const SpecularSettings& settings, double& ms,
+                                                    EncodedTexture* bc6h, bool bc6h_mirror_z) {
+    (void)bc6h;  // the writer encodes the floats
+    (void)bc6h_mirror_z;
     // bake_specular never hands the CPU a source another backend kept.
     if (input.mips.empty()) throw std::logic_error("CpuBackend::prefilter_specular: the source is not in memory");
     const Stopwatch watch;

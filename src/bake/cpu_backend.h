@@ -13,8 +13,8 @@ public:
     std::vector<Rgb> exact_irradiance(const IrradianceCells& cells, const std::vector<Vec3>& directions,
                                       double& ms) override;
     Image sh_irradiance_map(const ShCoefficients& irradiance, const MapShape& shape, double& ms) override;
-    std::vector<CubeMap> prefilter_specular(SpecularInput& input, const SpecularSettings& settings,
-                                            double& ms) override;
+    std::vector<CubeMap> prefilter_specular(SpecularInput& input, const SpecularSettings& settings, double& ms,
+                                            EncodedTexture* bc6h, bool bc6h_mirror_z) override;
 
 private:
     int threads_;

@@ -121,7 +121,9 @@ SpecularInput GpuBackend::prepare_specular(const Environment& env, const Specula
     return in;
 }
 
-std::vector<CubeMap> GpuBackend::prefilter_specular(SpecularInput& input, const SpecularSettings& settings, double& ms) {
+std::vector<CubeMap> GpuBackend::prefilter_specular(SpecularInput& input, const SpecularSettings& settings, double& ms,
+                                                    EncodedTexture* bc6h, bool bc6h_mirror_z) {
+    specular_->set_bc6h(bc6h != nullptr, bc6h_mirror_z);
     std::vector<CubeMap> chain;
     source_detail_ = specular_source_->last_detail();
     if (input.resident_on.empty()) {
@@ -154,6 +156,7 @@ std::vector<CubeMap> GpuBackend::prefilter_specular(SpecularInput& input, const 
     }
     trace_event("prefiltered");
     ms += specular_->last_ms();
+    if (bc6h) *bc6h = specular_->last_bc6h();
     return chain;
 }
 

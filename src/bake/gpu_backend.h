@@ -38,7 +38,8 @@ public:
     // meanwhile.
     SpecularInput prepare_specular(const Environment& env, const SpecularSettings& settings, int threads,
                                    const BrightSplit* split, bool cpu_copy) override;
-    std::vector<CubeMap> prefilter_specular(SpecularInput& input, const SpecularSettings& settings, double& ms) override;
+    std::vector<CubeMap> prefilter_specular(SpecularInput& input, const SpecularSettings& settings, double& ms,
+                                            EncodedTexture* bc6h, bool bc6h_mirror_z) override;
     // The next input's texels staged on a worker at once and again at prepare_specular (whichever
     // finds it decoded), sent once this input's chain is queued, and its specular source queued
     // behind that chain once the chain's own source is checked, so that the GPU makes the next

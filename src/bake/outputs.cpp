@@ -14,6 +14,7 @@
 #include "dfg_files.h"
 #include "engine_sh.h"
 #include "gltf_ibl.h"
+#include "ibl_dds.h"
 #include "ibl_ktx2.h"
 #include "bake_manifest.h"
 #include "environment_loader.h"
@@ -30,6 +31,7 @@ namespace bake {
 
 namespace {
 
+DdsWriteOptions dds_options(const KtxWriteOptions& ktx) { return {ktx.format, ktx.bc6h_quality, ktx.threads}; }
 
 // Issue 18 #16: the map did not say what it holds. Its header does now, as string attributes.
 ExrAttributes irradiance_map_attributes(const BakeProducts& p) {
@@ -66,6 +68,13 @@ void write_irradiance_ktx2(const std::string& path, const BakeProducts& p) {
     else write_irradiance_cube_ktx2(path, extract_cube(*p.map, Layout::VStrip), p.settings.ktx, p.settings.ktx_convention);
 }
 
+// The same as DDS (DX10 header; a cube flagged TEXTURECUBE).
+void write_irradiance_dds(const std::string& path, const BakeProducts& p) {
+    const DdsWriteOptions dds = dds_options(p.settings.ktx);
+    if (p.settings.map.equirect) write_irradiance_equirect_dds(path, *p.map, dds);
+    else write_irradiance_cube_dds(path, extract_cube(*p.map, Layout::VStrip), dds, p.settings.ktx_convention);
+}
+
 void filament_prescaled(const std::string& path, const ShCoefficients& radiance) {
     write_filament_sh(path, radiance, FilamentSh::PreScaled);
 }
@@ -79,8 +88,10 @@ const std::vector<OutputFormat>& output_formats() {
     static const std::vector<OutputFormat> formats = {
         {".exr", "irradiance map (float RGB OpenEXR)", true, write_irradiance_exr},
         {".json", "SH coefficients and their convention", false, write_coefficients},
-        {".ktx2", "irradiance map (KTX2: a cube of 6 faces, or 2D lat-long; --ktx-format, --ktx-convention)", true,
+        {".ktx2", "irradiance map (KTX2: a cube of 6 faces, or 2D lat-long; --texture-format, --ktx-convention)", true,
          write_irradiance_ktx2},
+        {".dds", "irradiance map (DDS: a cube of 6 faces, or 2D lat-long; --texture-format, --ktx-convention)", true,
+         write_irradiance_dds},
     };
     return formats;
 }
@@ -176,11 +187,30 @@ bool outputs_need_map(const BakeJob& job) {
 
 std::vector<std::string> clipping_warnings(const BakeJob& job, const BakeSettings& settings, const Image* map,
                                            const SpecularBake* specular, const SpecularBake* gltf_chain) {
-    (void)settings;
-    (void)map;
-    (void)specular;
     std::vector<std::string> lines;
     char share[32];
+    const TextureFormat format = settings.ktx.format;
+    auto texture_file = [](const std::string& f) { return has_extension(f, ".ktx2") || has_extension(f, ".dds"); };
+    auto say = [&](const std::string& file, const ClipReport& c) {
+        if (c.clipped == 0) return;
+        char line[160];
+        std::snprintf(line, sizeof line, " holds values up to %g: %zu texels clipped, level %d loses %.3g%% of its energy",
+                      texture_format_max(format), c.clipped, c.worst_level, 100 * c.energy_lost);
+        lines.push_back("warning: " + file + ": " + texture_format_name(format) + line +
+                        "; --texture-format rgba32f keeps a sun, --extract-sun takes it out");
+    };
+    if (specular && texture_file(job.specular))
+        say(job.specular, measure_clipping(format, cube_chain_images(specular->chain), TextureDomain::Cube));
+    if (map)
+        for (const std::string& out : job.outputs) {
+            if (!texture_file(out)) continue;
+            if (settings.map.equirect) {
+                say(out, measure_clipping(format, image_2d_images(*map), TextureDomain::Equirect));
+            } else {
+                const std::vector<CubeMap> cube = {irradiance_cube_for(extract_cube(*map, Layout::VStrip), settings.ktx_convention)};
+                say(out, measure_clipping(format, cube_chain_images(cube), TextureDomain::Cube));
+            }
+        }
     if (gltf_chain) {
         const RgbdClipping c = rgbd_clipping(gltf_chain->chain);
         if (c.texels > 0) {
@@ -195,8 +225,13 @@ std::vector<std::string> clipping_warnings(const BakeJob& job, const BakeSetting
 
 void write_dfg_table(const std::string& path, int size, int threads, const KtxWriteOptions& ktx) {
     const Image table = compute_dfg_table(size, threads);
+    // Two terms in [0, 1] and their sum are no HDR colour for BC6H (its shared endpoints would tie
+    // the terms of a block together): under bc6h the table is written rgba16f.
+    KtxWriteOptions options = ktx;
+    if (options.format == TextureFormat::Bc6hUFloat) options.format = TextureFormat::Rgba16Float;
     if (has_extension(path, ".png")) write_dfg_png16(path, table);
-    else if (has_extension(path, ".ktx2")) write_dfg_ktx2(path, table, ktx);
+    else if (has_extension(path, ".ktx2")) write_dfg_ktx2(path, table, options);
+    else if (has_extension(path, ".dds")) write_dfg_dds(path, table, dds_options(options));
     else write_dfg_exr(path, table);
 }
 
@@ -222,9 +257,16 @@ void write_outputs(const BakeProducts& p, FileReport& rep, const std::function<v
         const OutputSet::Scope every_write_joins_the_set(set);
         if (p.specular) {
             std::vector<std::string> files = {job.specular};
-            if (has_extension(job.specular, ".ktx2"))
-                write_specular_ktx2(job.specular, p.specular->chain, p.settings.ktx, p.settings.ktx_convention);
-            else files = write_specular(job.specular, *p.specular);
+            const bool blocks = !p.specular->bc6h.levels.empty();  // encoded where the chain was made
+            if (has_extension(job.specular, ".ktx2")) {
+                if (blocks) write_specular_ktx2(job.specular, p.specular->bc6h, p.settings.ktx, p.settings.ktx_convention);
+                else write_specular_ktx2(job.specular, p.specular->chain, p.settings.ktx, p.settings.ktx_convention);
+            } else if (has_extension(job.specular, ".dds")) {
+                if (blocks) write_specular_dds(job.specular, p.specular->bc6h);
+                else write_specular_dds(job.specular, p.specular->chain, dds_options(p.settings.ktx), p.settings.ktx_convention);
+            } else {
+                files = write_specular(job.specular, *p.specular);
+            }
             written.outputs.insert(written.outputs.end(), files.begin(), files.end());
             written.specular = specular_json(*p.specular, files);
         }

@@ -71,7 +71,8 @@ std::vector<std::string> input_files(const BakeJob& job);
 bool outputs_need_map(const BakeJob& job);
 
 // What the job's outputs would lose of what was baked, one warning line each ("warning: <file>:
-// ..."): a glTF's RGBD PNGs hold values up to 255 (a sun's texels are cut there).
+// ..."): KTX2 and DDS files of a 16-bit or shared-exponent format stop near 65 000, a glTF's RGBD
+// PNGs at 255 (a sun's texels are cut there).
 std::vector<std::string> clipping_warnings(const BakeJob& job, const BakeSettings& settings, const Image* map,
                                            const SpecularBake* specular, const SpecularBake* gltf_chain);
 

@@ -26,7 +26,7 @@ nlohmann::json differences_json(const std::vector<SpecularLevelDifference>& diff
 }  // namespace
 
 SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Backend& backend, int threads,
-                           const SpecularInput* source, const BrightSplit* split, bool cpu_copy) {
+                           const SpecularInput* source, const BrightSplit* split, bool cpu_copy, Bc6hBlocks bc6h) {
     SpecularBake out;
     if (settings.source_size <= 0) settings.source_size = default_specular_source_size(env, settings.base_size);
     out.settings = settings;
@@ -40,7 +40,8 @@ SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Ba
     stage_progress::advance(kSpecularProgressUnits);
     out.bright_texels = static_cast<int>(input.bright.size());
     out.source_ms = source_watch.ms();
-    out.chain = backend.prefilter_specular(out.input, settings, out.prefilter_ms);
+    out.chain = backend.prefilter_specular(out.input, settings, out.prefilter_ms, bc6h.wanted ? &out.bc6h : nullptr,
+                                           bc6h.mirror_z);
     out.computed_by = backend.name();
     return out;
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "specular_prefilter.h"
+#include "texture_format.h"
 
 namespace bake {
 
@@ -23,6 +24,14 @@ struct SpecularBake {
     double prefilter_ms = 0;             // GPU timers, or CPU wall clock
     std::vector<SpecularLevelDifference> reference;  // --compare: against the brute force; else empty
     std::vector<SpecularLevelDifference> estimator;  // --compare on the GPU: against the CPU estimator
+    EncodedTexture bc6h;                 // the chain's BC6H blocks where it was made (bake_specular's bc6h), else no levels
+};
+
+// A chain wanted as BC6H blocks where it is made (Backend::prefilter_specular), faces laid out for
+// Bevy when mirror_z.
+struct Bc6hBlocks {
+    bool wanted = false;
+    bool mirror_z = false;
 };
 
 // env: float or packed texels. `source`: a source already prepared from env (another chain of the
@@ -32,7 +41,7 @@ struct SpecularBake {
 // in memory (--compare reads it), not only where the backend computed it.
 SpecularBake bake_specular(const Environment& env, SpecularSettings settings, Backend& backend, int threads,
                            const SpecularInput* source = nullptr, const BrightSplit* split = nullptr,
-                           bool cpu_copy = false);
+                           bool cpu_copy = false, Bc6hBlocks bc6h = {});
 
 // --compare: texels of each level checked against the brute force over the source cube (each
 // costs a pass over it: 6 x 512² texels at the default size; the input itself would cost up to 64

@@ -11,6 +11,9 @@ namespace bake {
 
 namespace {
 
+// A GPU texture container: KTX2 or DDS (--texture-format's files).
+bool is_texture_file(const std::string& path) { return has_extension(path, ".ktx2") || has_extension(path, ".dds"); }
+
 // The last path component has a name before its extension ("out/.exr" would be a hidden file).
 void check_file_name(const std::string& path, const char* option) {
     const std::size_t slash = path.find_last_of('/');
@@ -53,9 +56,9 @@ void check_output_names(const Options& o) {
                                                      " writes " + lang + " source");
     }
     if (!o.specular.empty()) {
-        if (!has_extension(o.specular, ".exr") && !has_extension(o.specular, ".ktx2"))
-            throw CLI::ValidationError("--specular", "'" + o.specular + "' must end in .exr or .ktx2");
-        if (has_extension(o.specular, ".ktx2") && o.specular.find("{level}") != std::string::npos)
+        if (!has_extension(o.specular, ".exr") && !is_texture_file(o.specular))
+            throw CLI::ValidationError("--specular", "'" + o.specular + "' must end in .exr, .ktx2 or .dds");
+        if (is_texture_file(o.specular) && o.specular.find("{level}") != std::string::npos)
             throw CLI::ValidationError("--specular", "'" + o.specular + "': a KTX2 file holds every level; {level} is for .exr");
         check_file_name(o.specular, "--specular");
     }
@@ -82,8 +85,8 @@ void check_output_names(const Options& o) {
         check_file_name(file, "--sun-format");
     }
     if (!o.dfg.empty()) {
-        if (!has_extension(o.dfg, ".exr") && !has_extension(o.dfg, ".png") && !has_extension(o.dfg, ".ktx2"))
-            throw CLI::ValidationError("--dfg", "'" + o.dfg + "' must end in .exr, .png or .ktx2");
+        if (!has_extension(o.dfg, ".exr") && !has_extension(o.dfg, ".png") && !is_texture_file(o.dfg))
+            throw CLI::ValidationError("--dfg", "'" + o.dfg + "' must end in .exr, .png, .ktx2 or .dds");
         check_file_name(o.dfg, "--dfg");
         check_no_placeholder(o.dfg, "--dfg");
     }
@@ -162,17 +165,22 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
             warnings.push_back("warning: --sh-format " + engine + " takes order 3: " + file +
                                " holds the first 9 of the 25 coefficients of --order 5");
     auto is_ktx2 = [](const std::string& n) { return has_extension(n, ".ktx2"); };
-    const bool ktx_map_written = std::any_of(o.outputs.begin(), o.outputs.end(), is_ktx2) ||
-                                 std::any_of(o.names.begin(), o.names.end(), is_ktx2);
-    const bool ktx_written = is_ktx2(o.specular) || is_ktx2(o.dfg) || ktx_map_written;
-    if (!ktx_written)
-        for (const char* option : {"--ktx-format", "--ktx-zstd"})
-            if (given(option)) refuse(option, "without a .ktx2 output");
-    const bool ktx_cube_written = is_ktx2(o.specular) || (ktx_map_written && o.output_layout == "cube");
-    if (given("--ktx-convention") && !ktx_cube_written)
-        refuse("--ktx-convention", "without a .ktx2 cube map (--specular NAME.ktx2, or -o NAME.ktx2 with --output-layout cube)");
+    const bool texture_map_written = std::any_of(o.outputs.begin(), o.outputs.end(), is_texture_file) ||
+                                     std::any_of(o.names.begin(), o.names.end(), is_texture_file);
+    const bool texture_written = is_texture_file(o.specular) || is_texture_file(o.dfg) || texture_map_written;
+    if (!texture_written)
+        for (const char* option : {"--texture-format", "--ktx-format", "--bc6h-quality"})
+            if (given(option)) refuse(option, "without a .ktx2 or .dds output");
+    const bool ktx_written = is_ktx2(o.specular) || is_ktx2(o.dfg) || std::any_of(o.outputs.begin(), o.outputs.end(), is_ktx2) ||
+                             std::any_of(o.names.begin(), o.names.end(), is_ktx2);
+    if (given("--ktx-zstd") && !ktx_written) refuse("--ktx-zstd", "without a .ktx2 output (DDS has no supercompression)");
+    if (given("--bc6h-quality") && o.texture_format != "bc6h") refuse("--bc6h-quality", "without --texture-format bc6h");
+    const bool texture_cube_written = is_texture_file(o.specular) || (texture_map_written && o.output_layout == "cube");
+    if (given("--ktx-convention") && !texture_cube_written)
+        refuse("--ktx-convention", "without a .ktx2 or .dds cube map (--specular NAME.ktx2, or -o NAME.ktx2 with "
+                                   "--output-layout cube)");
     // Bevy's EnvironmentMapLight takes cubes only: a lat-long .ktx2 beside a Bevy cube would be taken for one.
-    if (o.ktx_convention == "bevy" && ktx_map_written && o.output_layout == "equirect")
+    if (o.ktx_convention == "bevy" && texture_map_written && o.output_layout == "equirect")
         throw CLI::ValidationError("--ktx-convention", "bevy lays out cube maps for Bevy's EnvironmentMapLight, which "
                                                        "takes no lat-long map: drop --output-layout equirect for the .ktx2 "
                                                        "irradiance map");

@@ -201,7 +201,8 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
         ->type_name("LANG FILE")
         ->allow_extra_args(false);
     app.add_option("--specular", o.specular, "Write the GGX-prefiltered specular cube map with its mip chain: one "
-                                             "mip-mapped .exr, one .exr a level with {level} in the name, or a .ktx2")
+                                             "mip-mapped .exr, one .exr a level with {level} in the name, a .ktx2 or a "
+                                             ".dds")
         ->type_name("FILE");
     app.add_option("--specular-size", o.specular_size, "Face size of the specular chain's level 0 (a power of two)")
         ->check(one_of(power_of_two_words(1024)))
@@ -210,7 +211,8 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
                                                              "after, at most 65536)")
         ->check(whole_number(1, 65536))
         ->capture_default_str();
-    app.add_option("--dfg", o.dfg, "Write the split-sum DFG table: .exr (float), .png (16-bit) or .ktx2")->type_name("FILE");
+    app.add_option("--dfg", o.dfg, "Write the split-sum DFG table: .exr (float), .png (16-bit), .ktx2 or .dds")
+        ->type_name("FILE");
     app.add_option("--dfg-size", o.dfg_size, "DFG table size")->check(whole_number(1, 1024))->capture_default_str();
     app.add_option("--gltf", o.gltf, "Write a glTF (.gltf or .glb) with an EXT_lights_image_based light: the SH "
                                      "irradiance and a GGX chain from --specular-size down to 16x16 as RGBD PNGs")
@@ -229,8 +231,18 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
                                                   "(DirectionalLight .json); null when no sun was found (repeatable)")
         ->type_name("ENGINE FILE")
         ->allow_extra_args(false);
-    app.add_option("--ktx-format", o.ktx_format, "Texel format of .ktx2 outputs: rgba16f, rgba32f, b10g11r11, e5b9g9r9")
-        ->check(one_of({"rgba16f", "rgba32f", "b10g11r11", "e5b9g9r9"}))
+    app.add_option("--texture-format", o.texture_format, "Texel format of the .ktx2 and .dds outputs: rgba16f, "
+                                                         "rgba32f (the only one that keeps a sun), b10g11r11, "
+                                                         "e5b9g9r9, bc6h (BC6H_UF16, 1 byte a texel; the DFG table "
+                                                         "is then written rgba16f)")
+        ->check(one_of({"rgba16f", "rgba32f", "b10g11r11", "e5b9g9r9", "bc6h"}))
+        ->capture_default_str();
+    app.add_option("--ktx-format", o.ktx_format, "The same as --texture-format (its former name)")
+        ->check(one_of({"rgba16f", "rgba32f", "b10g11r11", "e5b9g9r9", "bc6h"}));
+    app.add_option("--bc6h-quality", o.bc6h_quality, "BC6H encoding: default (on the GPU where the chain is made), "
+                                                     "or thorough (every mode and partition, on the CPU: the "
+                                                     "quality reference, ~20x slower)")
+        ->check(one_of({"default", "thorough"}))
         ->capture_default_str();
     app.add_option("--ktx-convention", o.ktx_convention, "Whose lookup .ktx2 cube maps are laid out for: gl (the "
                                                          "GL/Vulkan sampler in this tool's right-handed world; "
@@ -322,6 +334,11 @@ ParsedCommandLine parse_command_line(int argc, char** argv) {
             check_merge_mode(app, o);
             return parsed;
         }
+        if (!o.ktx_format.empty()) {  // the older name of --texture-format
+            if (app.count("--texture-format") && o.texture_format != o.ktx_format)
+                throw CLI::ValidationError("--ktx-format", "is --texture-format's former name: give one of them");
+            o.texture_format = o.ktx_format;
+        }
         check_inputs_and_outputs(o);
         check_output_names(o);
         check_option_effects(app, o, parsed.warnings);
@@ -359,13 +376,14 @@ nlohmann::json output_options(const Options& o) {
             {"preview_exposure", o.preview_exposure},
             {"emit", emits},
             {"sh_format", sh_formats},
-            {"ktx_format", o.ktx_format},
+            {"ktx_format", o.texture_format},
             {"ktx_zstd", o.ktx_zstd},
             {"ktx_convention", o.ktx_convention}};
     // Options added since the first manifests: stated only when used, so that a manifest written
     // before them still matches a run without them.
     if (o.extract_sun) options["extract_sun"] = true;
     if (!sun_formats.empty()) options["sun_format"] = sun_formats;
+    if (o.bc6h_quality != "default") options["bc6h_quality"] = o.bc6h_quality;
     return options;
 }
 
@@ -410,7 +428,8 @@ BakeSettings bake_settings(const Options& o) {
     s.golden.absolute = o.abs_tolerance.value_or(0);
     s.specular.base_size = o.specular_size;
     s.specular.samples = o.specular_samples;
-    parse_ktx_format(o.ktx_format, &s.ktx.format);
+    parse_texture_format(o.texture_format, &s.ktx.format);
+    s.ktx.bc6h_quality = o.bc6h_quality == "thorough" ? Bc6hQuality::Thorough : Bc6hQuality::Default;
     s.ktx.zstd_level = o.ktx_zstd;
     parse_ktx_cube_convention(o.ktx_convention, &s.ktx_convention);
     s.ktx.threads = o.threads;

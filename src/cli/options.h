@@ -49,7 +49,9 @@ struct Options {
     std::vector<std::pair<std::string, std::string>> sh_formats;   // --sh-format ENGINE FILE
     bool extract_sun = false;                                      // --extract-sun
     std::vector<std::pair<std::string, std::string>> sun_formats;  // --sun-format ENGINE FILE
-    std::string ktx_format = "rgba16f";
+    std::string texture_format = "rgba16f";                        // --texture-format (KTX2 and DDS)
+    std::string ktx_format;                                        // --ktx-format: the same, its older name
+    std::string bc6h_quality = "default";                          // --bc6h-quality default|thorough
     int ktx_zstd = 0;
     std::string ktx_convention = "gl";                             // --ktx-convention gl|bevy
     // Inputs decoded ahead on worker threads; -1 (auto): 2 where the GPU bakes (the CPU is free
