@@ -22,6 +22,8 @@
 #include <nlohmann/json.hpp>
 
 #include "dfg.h"
+#include "sheen_lut.h"
+#include "sheen_lut_files.h"
 #include "errors.h"
 #include "image_io.h"
 #include "gpu_formats.h"
@@ -265,6 +267,27 @@ TEST_CASE("ktx2: the outputs' key/values state the convention, content and rough
     CHECK(kv["bakeContent"].find("GGX") != std::string::npos);
     CHECK(p.header[6] == 6);
     CHECK(p.header[7] == 3);
+}
+
+TEST_CASE("ktx2: the sheen LUT, texels as computed and its axes and channels stated", "[ktx2][sheen]") {
+    const Image table = compute_sheen_lut(8, 0);
+    const std::string dir = test::scratch("ktx2_sheen");
+    KtxWriteOptions o;
+    o.format = KtxFormat::Rgba32Float;
+    write_sheen_lut_ktx2(dir + "/sheen.ktx2", table, o);
+    const auto bytes = test::read_bytes(dir + "/sheen.ktx2");
+    const ParsedKtx2 p = parse(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+    std::map<std::string, std::string> kv(p.kv.begin(), p.kv.end());
+    CHECK(kv["bakeContent"].find(kSheenLutChannels) != std::string::npos);
+    CHECK(kv["bakeConvention"] == kKtxConvention);
+    REQUIRE((p.header[2] == 8 && p.header[3] == 8 && p.header[6] == 1 && p.levels.size() == 1));
+    REQUIRE(p.levels[0].size() == 8u * 8 * 16);
+    for (int i = 0; i < 64; ++i)
+        for (int c = 0; c < 3; ++c) {
+            float v;
+            std::memcpy(&v, p.levels[0].data() + 16 * i + 4 * c, 4);
+            CHECK(v == table.rgb[3 * static_cast<std::size_t>(i) + c]);
+        }
 }
 
 namespace {

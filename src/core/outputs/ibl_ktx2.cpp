@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "errors.h"
+#include "sheen_lut_files.h"
 
 namespace bake {
 namespace {
@@ -140,6 +141,13 @@ void write_dfg_ktx2(const std::string& path, const Image& dfg, const KtxWriteOpt
                with_content(options, "split-sum DFG table, GGX with height-correlated Smith: texel (row, col) "
                                      "at N.V = (col + 0.5)/size, roughness = (row + 0.5)/size (sample at uv = "
                                      "(N.V, roughness)); R = A (scale of F0), G = B (bias), B = A + B"));
+}
+
+void write_sheen_lut_ktx2(const std::string& path, const Image& table, const KtxWriteOptions& options) {
+    write_ktx2(path, image_2d_images(table),
+               with_content(options, std::string(kSheenLutContent) + ": texel (row, col) at N.V = (col + 0.5)/size, sheen "
+                                     "roughness = (row + 0.5)/size (sample at uv = (N.V, roughness)), alpha = roughness^2; " +
+                                     kSheenLutChannels));
 }
 
 }  // namespace bake

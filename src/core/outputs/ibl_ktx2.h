@@ -67,6 +67,10 @@ void write_irradiance_equirect_ktx2(const std::string& path, const Image& irradi
 // The split-sum DFG table (dfg.h) as a one-level 2D texture: u = N·V, v = roughness, R = A, G = B, B = A + B.
 void write_dfg_ktx2(const std::string& path, const Image& dfg, const KtxWriteOptions& options);
 
+// The sheen LUT (sheen_lut.h) as a one-level 2D texture, bakeContent stating its axes and channels
+// (sheen_lut_files.h).
+void write_sheen_lut_ktx2(const std::string& path, const Image& table, const KtxWriteOptions& options);
+
 // The images of a cube chain and of one 2D image, for encode_ktx2 (they point into the arguments).
 KtxImages cube_chain_images(const std::vector<CubeMap>& chain);
 KtxImages image_2d_images(const Image& image);
