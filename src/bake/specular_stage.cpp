@@ -97,11 +97,11 @@ std::vector<std::string> describe_specular_comparison(const SpecularBake& bake) 
 }
 
 std::vector<std::string> write_specular(const std::string& path, const SpecularBake& bake) {
-    if (has_level_placeholder(path)) return write_specular_level_files(path, bake.chain);
     SpecularChainInfo info;
     for (std::size_t i = 0; i < bake.chain.size(); ++i)
         info.roughness.push_back(specular_level_roughness(static_cast<int>(i), static_cast<int>(bake.chain.size())));
-    info.convention = kSpecularConvention;
+    info.convention = bake.settings.lobe == SpecularLobe::Charlie ? kSheenConvention : kSpecularConvention;
+    if (has_level_placeholder(path)) return write_specular_level_files(path, bake.chain, info);
     write_specular_exr(path, bake.chain, info);
     return {path};
 }
@@ -119,7 +119,7 @@ nlohmann::json specular_json(const SpecularBake& bake, const std::vector<std::st
             {"levels", levels},
             {"roughness", roughness},
             {"alpha", "roughness^2"},
-            {"convention", kSpecularConvention},
+            {"convention", bake.settings.lobe == SpecularLobe::Charlie ? kSheenConvention : kSpecularConvention},
             {"source_size", bake.settings.source_size},
             {"samples", bake.settings.samples},
             {"lod_bias", bake.settings.lod_bias},

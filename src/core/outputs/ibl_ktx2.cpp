@@ -90,7 +90,7 @@ KtxImages image_2d_images(const Image& image) {
 }
 
 void write_specular_ktx2(const std::string& path, const std::vector<CubeMap>& chain, const KtxWriteOptions& options,
-                         KtxCubeConvention convention, const std::vector<double>& roughness) {
+                         KtxCubeConvention convention, const std::vector<double>& roughness, SpecularLobe lobe) {
     std::vector<double> r = roughness;
     if (r.empty())
         for (std::size_t i = 0; i < chain.size(); ++i) r.push_back(chain.size() > 1 ? double(i) / (chain.size() - 1) : 0.0);
@@ -98,8 +98,13 @@ void write_specular_ktx2(const std::string& path, const std::vector<CubeMap>& ch
         throw OutputError(path + ": " + std::to_string(r.size()) + " roughness values for " + std::to_string(chain.size()) +
                           " levels");
     KtxWriteOptions o = with_content(options,
-                                     "specular: the environment's radiance prefiltered with the GGX lobe, alpha = "
-                                     "roughness^2, N = V = R; level i for roughness bakeSpecularRoughness[i]",
+                                     lobe == SpecularLobe::Charlie
+                                         ? "sheen: the environment's radiance prefiltered with the Charlie lobe "
+                                           "(Estevez & Kulla 2017, KHR_materials_sheen), alpha = roughness^2, N = V = R; "
+                                           "level i for roughness bakeSpecularRoughness[i]; level 0: the mean over the "
+                                           "horizon circle n.l = 0"
+                                         : "specular: the environment's radiance prefiltered with the GGX lobe, alpha = "
+                                           "roughness^2, N = V = R; level i for roughness bakeSpecularRoughness[i]",
                                      convention);
     o.key_values.emplace_back("bakeSpecularRoughness", roughness_list(r));
     if (convention == KtxCubeConvention::Gl) {

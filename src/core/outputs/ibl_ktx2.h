@@ -14,6 +14,7 @@
 #include "cube_map.h"
 #include "image.h"
 #include "ktx2_writer.h"
+#include "specular_prefilter.h"
 
 namespace bake {
 
@@ -52,10 +53,12 @@ constexpr const char* kKtxConventionBevy =
 // top to bottom, +Z and -Z swapped.
 CubeMap mirror_cube_z(const CubeMap& cube);
 
-// The specular chain: level i of `chain` is KTX level i (faces N >> i), as many levels as given.
-// roughness: one value a level, or empty for i / (levels - 1).
+// The specular chain: level i of `chain` is KTX level i (faces N >> i), as many levels as given (a
+// chain may stop above 1x1). roughness: one value a level, or empty for i / (levels - 1). lobe: what
+// bakeContent says the chain is prefiltered with (the Charlie chain of KHR_materials_sheen, or GGX).
 void write_specular_ktx2(const std::string& path, const std::vector<CubeMap>& chain, const KtxWriteOptions& options,
-                         KtxCubeConvention convention = KtxCubeConvention::Gl, const std::vector<double>& roughness = {});
+                         KtxCubeConvention convention = KtxCubeConvention::Gl, const std::vector<double>& roughness = {},
+                         SpecularLobe lobe = SpecularLobe::Ggx);
 
 // The irradiance map as a one-level cube map (the tool's default output layout): E, or E/pi for Bevy.
 void write_irradiance_cube_ktx2(const std::string& path, const CubeMap& irradiance, const KtxWriteOptions& options,

@@ -5,6 +5,7 @@
 #include <functional>
 #include <future>
 #include <stdexcept>
+#include <string>
 
 #include "charlie.h"
 #include "equirect.h"
@@ -363,6 +364,21 @@ std::vector<float> specular_bright_parts(const SpecularInput& input, double roug
 }
 
 int SpecularSettings::levels() const { return specular_level_count(base_size) - specular_level_count(last_size) + 1; }
+
+void SpecularSettings::set_levels(int count) {
+    const int full = specular_level_count(base_size);
+    if (count < 1 || count > full)
+        throw std::invalid_argument("a chain of base " + std::to_string(base_size) + " has 1 to " + std::to_string(full) +
+                                    " levels, not " + std::to_string(count));
+    last_size = base_size >> (count - 1);
+}
+
+void SpecularSettings::set_min_size(int size) {
+    if (!is_power_of_two(size) || size > base_size)
+        throw std::invalid_argument("the last level's faces must be a power of two up to the base size " +
+                                    std::to_string(base_size) + ", not " + std::to_string(size));
+    last_size = size;
+}
 
 std::vector<CubeMap> prefilter_specular_sampled(const SpecularInput& input, const SpecularSettings& settings, int threads) {
     const std::vector<CubeMap>& mips = input.capped_mips;

@@ -39,6 +39,12 @@ struct SpecularSettings {
     int last_size = 1;        // face size of the last level (a power of two, at most base_size): roughness 1 there
     // Levels base_size .. last_size, level i for roughness i / (levels - 1).
     int levels() const;
+    // The chain's length, for --specular-levels N (Bevy once wanted a fixed count) and
+    // --specular-min-size S (glTF viewers read down to 16²): last_size = base_size >> (N - 1), or S.
+    // Throw std::invalid_argument unless 1 <= N <= specular_level_count(base_size), or S is a power of
+    // two in [1, base_size]. Set base_size first.
+    void set_levels(int count);
+    void set_min_size(int size);
     int source_size = 0;      // face size of the source cube the lobe is integrated over; 0: default_specular_source_size
     int samples = 1024;       // GGX samples per output texel of level 1 on the GPU; see specular_level_samples
     double lod_bias = 1.0;    // added to the mip level each sample reads (Karis 2013: +1 smooths the few-sample case)
