@@ -118,7 +118,7 @@ TEST_CASE("rotate: whole columns and quarter turns move texels bit for bit, pack
     for (int f = 0; f < 6; ++f) CHECK(once.cube.faces[static_cast<std::size_t>(f)].rgb == cube.cube.faces[static_cast<std::size_t>(f)].rgb);
 }
 
-TEST_CASE("rotate: the SH of a turned map are the original's turned; the integral is kept", "[rotate]") {
+TEST_CASE("rotate: the SH of a turned map are the original's turned, and its integral is kept", "[rotate]") {
     // Whole columns: exact (texel centres land on texel centres). Fractional: the map is the area
     // average of the turned input, whose texel-centre projection differs from the turned
     // coefficients by the box filter's second-order term, ~ (m Δφ)² / 24 in band m (Δφ = 2π / width;
