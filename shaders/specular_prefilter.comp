@@ -1,4 +1,5 @@
-// One level of the GGX-prefiltered specular chain (src/core/specular_prefilter.h): for each
+// One level of the prefiltered specular chain (src/core/specular_prefilter.h), GGX or, with
+// CHARLIE_LOBE defined, Charlie (sheen; its level 0 too: samples on the horizon circle): for each
 // texel direction n of an N x N face, Karis' estimator sum L(l) (n.l) / sum (n.l) over the level's
 // sample set, each l read from the source cube's mip chain at the sample's level (mip-filtered
 // importance sampling: a sample stands for the solid angle 1/(count pdf), and reads a mip whose
@@ -25,14 +26,24 @@ uniform uint u_bright_count; // parts
 uniform float u_alpha;
 uniform float u_inv_lobe;    // 1 / integral of W over the sphere
 
-// W(c) = max(0, c) D(h) for c = n.l, with 1 - c passed separately (|n - l|^2 / 2, no cancellation):
-// (n.h)^2 = (1 + c) / 2, so the GGX denominator is alpha^2 + (1 - alpha^2)(1 - c) / 2.
+// W(c) = max(0, c) D(h) for c = n.l, with 1 - c passed separately (|n - l|^2 / 2, no cancellation).
+#ifdef CHARLIE_LOBE
+// Charlie (charlie.h): sin^2(theta_h) = (1 - c) / 2, so W = c (2 + k) / (2 pi) (1 - c)^(k/2), k = 1/alpha,
+// less the constant 2^(-k/2) (u_inv_lobe is for this lobe).
+float lobe_weight(float c, float one_minus_c) {
+    if (c <= 0.0) return 0.0;
+    float k = 1.0 / u_alpha;
+    return c * (2.0 + k) / 6.28318530717959 * pow(one_minus_c, 0.5 * k);
+}
+#else
+// GGX: (n.h)^2 = (1 + c) / 2, so its denominator is alpha^2 + (1 - alpha^2)(1 - c) / 2.
 float lobe_weight(float c, float one_minus_c) {
     if (c <= 0.0) return 0.0;
     float a2 = u_alpha * u_alpha;
     float t = a2 + (1.0 - a2) * 0.5 * one_minus_c;
     return c * a2 / (3.14159265358979 * t * t);
 }
+#endif
 
 shared vec3 partial[WG_SIZE];
 

@@ -81,6 +81,7 @@ TEST_CASE("gltf ibl: a .glb holds the JSON and every face's PNG, rows reversed",
     const auto& light = doc["extensions"]["EXT_lights_image_based"]["lights"][0];
     CHECK(light["specularImageSize"] == 16);
     CHECK(light["specularImages"].size() == 3);
+    CHECK(light["extras"]["bakeSpecularRoughness"] == nlohmann::json({0.0, 0.5, 1.0}));
     CHECK(light["intensity"] == 1.0);
     CHECK(doc["scenes"][0]["extensions"]["EXT_lights_image_based"]["light"] == 0);
     CHECK(doc["images"].size() == 18);

@@ -23,6 +23,8 @@
 
 #include "bc6h.h"
 #include "dfg.h"
+#include "sheen_lut.h"
+#include "sheen_lut_files.h"
 #include "errors.h"
 #include "image_io.h"
 #include "gpu_formats.h"
@@ -278,6 +280,42 @@ TEST_CASE("ktx2: the outputs' key/values state the convention, content and rough
     CHECK(kv["bakeContent"].find("GGX") != std::string::npos);
     CHECK(p.header[6] == 6);
     CHECK(p.header[7] == 3);
+}
+
+TEST_CASE("ktx2: a chain stopping above 1x1 and a sheen chain state their levels' roughness", "[ktx2]") {
+    std::vector<CubeMap> chain = test_chain(16);
+    chain.resize(3);  // 16, 8, 4
+    const std::string dir = test::scratch("ktx2_short_chain");
+    write_specular_ktx2(dir + "/short.ktx2", chain, KtxWriteOptions{}, KtxCubeConvention::Gl, {}, SpecularLobe::Charlie);
+    const auto bytes = test::read_bytes(dir + "/short.ktx2");
+    const ParsedKtx2 p = parse(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+    std::map<std::string, std::string> kv(p.kv.begin(), p.kv.end());
+    CHECK(kv["bakeSpecularRoughness"] == "0 0.5 1");
+    CHECK(kv["bakeContent"].find("Charlie") != std::string::npos);
+    CHECK(kv["bakeContent"].find("GGX") == std::string::npos);
+    CHECK(p.header[2] == 16);
+    CHECK(p.header[7] == 3);  // levelCount
+}
+
+TEST_CASE("ktx2: the sheen LUT, texels as computed and its axes and channels stated", "[ktx2][sheen]") {
+    const Image table = compute_sheen_lut(8, 0);
+    const std::string dir = test::scratch("ktx2_sheen");
+    KtxWriteOptions o;
+    o.format = KtxFormat::Rgba32Float;
+    write_sheen_lut_ktx2(dir + "/sheen.ktx2", table, o);
+    const auto bytes = test::read_bytes(dir + "/sheen.ktx2");
+    const ParsedKtx2 p = parse(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+    std::map<std::string, std::string> kv(p.kv.begin(), p.kv.end());
+    CHECK(kv["bakeContent"].find(kSheenLutChannels) != std::string::npos);
+    CHECK(kv["bakeConvention"] == kKtxConvention);
+    REQUIRE((p.header[2] == 8 && p.header[3] == 8 && p.header[6] == 1 && p.levels.size() == 1));
+    REQUIRE(p.levels[0].size() == 8u * 8 * 16);
+    for (int i = 0; i < 64; ++i)
+        for (int c = 0; c < 3; ++c) {
+            float v;
+            std::memcpy(&v, p.levels[0].data() + 16 * i + 4 * c, 4);
+            CHECK(v == table.rgb[3 * static_cast<std::size_t>(i) + c]);
+        }
 }
 
 namespace {

@@ -320,3 +320,38 @@ TEST_CASE("GPU: a lat-long sun's chain keeps the input's energy, roughness 1 is 
         CHECK(diff.max_rel_to_max <= 1e-4);
     }
 }
+
+TEST_CASE("A chain of fewer levels holds the brute force at its own levels' roughness, CPU and GPU", "[gpu][specular][energy]") {
+    // --specular-levels 3 / --specular-min-size 4 on a base of 16: faces 16, 8, 4 at roughness 0, 0.5
+    // and 1 (not the full chain's 0, 0.25, 0.5): each level against the brute force at the roughness
+    // i / (3 - 1), the first prefiltered within 2e-2, the last within 5e-3 (levels_against_input reads
+    // the roughness from the chain's own length).
+    const Environment env = sun_equirect(97, 49, 13, 71);
+    const Vec3 sun = equirect_texel_direction(13, 71, 97, 49);
+    SpecularSettings by_count, by_size;
+    by_count.base_size = by_size.base_size = 16;
+    by_count.set_levels(3);
+    by_size.set_min_size(4);
+    REQUIRE(by_count.last_size == 4);
+    REQUIRE(by_size.levels() == 3);
+    CHECK_THROWS_AS(by_count.set_levels(6), std::invalid_argument);
+    CHECK_THROWS_AS(by_count.set_levels(0), std::invalid_argument);
+    CHECK_THROWS_AS(by_size.set_min_size(3), std::invalid_argument);
+    CHECK_THROWS_AS(by_size.set_min_size(32), std::invalid_argument);
+    const SpecularInput input = prepare_specular_input(env, default_specular_source_size(env, 16));
+    std::vector<std::pair<std::string, std::vector<CubeMap>>> chains{{"CPU", prefilter_specular_sampled(input, by_count)}};
+    if (auto gpu = open_gpu()) {
+        GpuSpecularPrefilter pre(gpu->projector->programs());
+        chains.emplace_back("GPU", pre.prefilter(input, by_size));
+    }
+    for (const auto& [device, chain] : chains) {
+        REQUIRE(chain.size() == 3);
+        CHECK(chain.back().size == 4);
+        const std::vector<double> d = levels_against_input(env, chain, sun);
+        for (std::size_t level = 1; level < d.size(); ++level) {
+            INFO(device << " level " << level << " (roughness " << specular_level_roughness(static_cast<int>(level), 3)
+                        << "): max |chain - brute force| / max " << d[level]);
+            CHECK(d[level] <= (level == 1 ? 2e-2 : 5e-3));
+        }
+    }
+}

@@ -22,6 +22,7 @@
 #include <OpenEXR/ImfFloatVectorAttribute.h>
 #include <OpenEXR/ImfFrameBuffer.h>
 #include <OpenEXR/ImfHeader.h>
+#include <OpenEXR/ImfInputFile.h>
 #include <OpenEXR/ImfIntAttribute.h>
 #include <OpenEXR/ImfStandardAttributes.h>
 #include <OpenEXR/ImfStringAttribute.h>
@@ -29,6 +30,7 @@
 #include <OpenEXR/ImfTiledOutputFile.h>
 #include <OpenEXR/ImfTiledRgbaFile.h>
 
+#include "cube_map.h"
 #include "errors.h"
 #include "image_io.h"
 #include "layout.h"
@@ -212,6 +214,38 @@ TEST_CASE("specular_io: a chain written as one EXR reads back bit for bit, with 
             CHECK(back.roughness.size() == chain.size());
         }
     }
+    SECTION("a chain stopping above 1x1 (--specular-levels): its levels and roughness back, the file's own levels filled") {
+        std::vector<CubeMap> chain = coded_chain(16);
+        chain.resize(3);  // 16, 8, 4: roughness 0, 0.5, 1
+        write_specular_exr(dir + "/short.exr", chain, {});
+        SpecularChainInfo back;
+        require_same_chain(read_specular_exr(dir + "/short.exr", &back), chain);
+        REQUIRE(back.roughness.size() == 3);
+        for (int i = 0; i < 3; ++i) CHECK(back.roughness[static_cast<std::size_t>(i)] == static_cast<float>(i / 2.0));
+        // OpenEXR sees every level of a 16 x 96 mipmap: past the chain, the solid-angle weighted
+        // means of the 2x2 texels above (checked on the 2x2 level's texel (0, 0) of face +X).
+        Imf::TiledInputFile file((dir + "/short.exr").c_str());
+        CHECK(file.numLevels() == 7);
+        CHECK(file.header().findTypedAttribute<Imf::IntAttribute>("bakeSpecularCubeLevels")->value() == 3);
+        CHECK(file.header().findTypedAttribute<Imf::StringAttribute>("bakeSpecularExtraLevels")->value().find("stops") != std::string::npos);
+        Image two(2, 12);
+        Imf::FrameBuffer fb;
+        for (int c = 0; c < 3; ++c)
+            fb.insert(c == 0 ? "R" : c == 1 ? "G" : "B",
+                      Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(two.rgb.data() + c), 3 * sizeof(float), 6 * sizeof(float)));
+        file.setFrameBuffer(fb);
+        file.readTiles(0, file.numXTiles(3) - 1, 0, file.numYTiles(3) - 1, 3);
+        for (int c = 0; c < 3; ++c) {
+            double sum = 0, weight = 0;
+            for (int r = 0; r < 2; ++r)
+                for (int col = 0; col < 2; ++col) {
+                    const double w = cube_texel_solid_angle(r, col, 4);
+                    sum += w * chain[2].faces[0].at(r, col)[c];
+                    weight += w;
+                }
+            CHECK(two.at(0, 0)[c] == static_cast<float>(sum / weight));
+        }
+    }
     SECTION("the project's own loader reads level 0 as a cube strip") {
         const std::vector<CubeMap> chain = coded_chain(8);
         write_specular_exr(dir + "/l0.exr", chain, {});
@@ -371,14 +405,34 @@ TEST_CASE("specular_io: {level} patterns write one strip EXR per level", "[specu
         REQUIRE(img.image.width == 16 >> l);
         REQUIRE(img.image.height == 6 * (16 >> l));
         CHECK(std::memcmp(img.image.rgb.data(), strip.rgb.data(), strip.rgb.size() * sizeof(float)) == 0);
+        // Each file states its level and roughness, i / 4.
+        Imf::InputFile file(names[l].c_str());
+        CHECK(file.header().findTypedAttribute<Imf::StringAttribute>("bakeSpecularLevel")->value() == std::to_string(l) + " of 5");
+        CHECK(std::stod(file.header().findTypedAttribute<Imf::StringAttribute>("bakeSpecularRoughness")->value()) == l / 4.0);
+        CHECK(file.header().findTypedAttribute<Imf::StringAttribute>("bakeSpecularConvention")->value() == kSpecularConvention);
     }
     CHECK(folder_entries(dir) == 5);
+    // A chain stopping at 4x4, of the sheen lobe: 3 files, roughness 0, 0.5, 1.
+    std::vector<CubeMap> short_chain = chain;
+    short_chain.resize(3);
+    SpecularChainInfo info;
+    info.convention = kSheenConvention;
+    const std::vector<std::string> short_names = write_specular_level_files(dir + "/sheen_{level}.exr", short_chain, info);
+    REQUIRE(short_names.size() == 3);
+    for (std::size_t l = 0; l < 3; ++l) {
+        Imf::InputFile file(short_names[l].c_str());
+        CHECK(std::stod(file.header().findTypedAttribute<Imf::StringAttribute>("bakeSpecularRoughness")->value()) == l / 2.0);
+        CHECK(file.header().findTypedAttribute<Imf::StringAttribute>("bakeSpecularConvention")->value() == kSheenConvention);
+    }
+    CHECK(folder_entries(dir) == 8);
 
     CHECK_THROWS_AS(write_specular_level_files(dir + "/no_placeholder.exr", chain), std::invalid_argument);
     std::vector<CubeMap> broken = chain;
-    broken.pop_back();  // stops at 2x2
+    broken[2] = CubeMap(3);  // not 16 >> 2
     CHECK_THROWS_AS(write_specular_level_files(dir + "/broken_{level}.exr", broken), OutputError);
-    CHECK(folder_entries(dir) == 5);
+    info.roughness = {0.0, 1.0};  // two values for three levels
+    CHECK_THROWS_AS(write_specular_level_files(dir + "/count_{level}.exr", short_chain, info), OutputError);
+    CHECK(folder_entries(dir) == 8);
 }
 
 TEST_CASE("specular_io: expand_output_pattern keeps {level} only when asked", "[specular_io][names]") {

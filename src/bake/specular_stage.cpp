@@ -54,17 +54,20 @@ void compare_specular(SpecularBake& bake, int texels_per_level, int threads) {
         const CubeMap& m = bake.chain[level];
         const int n = m.size, total = 6 * n * n, count = std::min(total, texels_per_level);
         const double roughness = specular_level_roughness(level, levels);
-        // Level 0's reference is the source's area average over each texel (roughness 0).
-        const CubeMap zero = level == 0 ? specular_level_zero(bake.input.mips, n) : CubeMap();
+        const SpecularLobe lobe = bake.settings.lobe;
+        // GGX's level 0 reference is the source's area average over each texel (roughness 0);
+        // Charlie's is the reference's horizon mean.
+        const bool area_average = level == 0 && lobe == SpecularLobe::Ggx;
+        const CubeMap zero = area_average ? specular_level_zero(bake.input.mips, n) : CubeMap();
         std::vector<float> ours(3 * static_cast<std::size_t>(count)), ref(ours.size());
         parallel_for(count, resolve_threads(threads, count), [&](int k) {
             const long long t = static_cast<long long>(k) * total / count;  // an even spread
             const int face = static_cast<int>(t / (n * n)), row = static_cast<int>(t / n % n), col = static_cast<int>(t % n);
             double v[3];
-            if (level == 0) {
+            if (area_average) {
                 for (int c = 0; c < 3; ++c) v[c] = zero.faces[face].at(row, col)[c];
             } else {
-                prefilter_specular_at(bake.input.mips[0], cube_texel_direction(face, row, col, n), roughness, v);
+                prefilter_specular_at(bake.input.mips[0], cube_texel_direction(face, row, col, n), roughness, v, lobe);
             }
             for (int c = 0; c < 3; ++c) {
                 ours[3 * k + c] = m.faces[face].at(row, col)[c];
@@ -96,11 +99,11 @@ std::vector<std::string> describe_specular_comparison(const SpecularBake& bake) 
 }
 
 std::vector<std::string> write_specular(const std::string& path, const SpecularBake& bake) {
-    if (has_level_placeholder(path)) return write_specular_level_files(path, bake.chain);
     SpecularChainInfo info;
     for (std::size_t i = 0; i < bake.chain.size(); ++i)
         info.roughness.push_back(specular_level_roughness(static_cast<int>(i), static_cast<int>(bake.chain.size())));
-    info.convention = kSpecularConvention;
+    info.convention = bake.settings.lobe == SpecularLobe::Charlie ? kSheenConvention : kSpecularConvention;
+    if (has_level_placeholder(path)) return write_specular_level_files(path, bake.chain, info);
     write_specular_exr(path, bake.chain, info);
     return {path};
 }
@@ -118,7 +121,7 @@ nlohmann::json specular_json(const SpecularBake& bake, const std::vector<std::st
             {"levels", levels},
             {"roughness", roughness},
             {"alpha", "roughness^2"},
-            {"convention", kSpecularConvention},
+            {"convention", bake.settings.lobe == SpecularLobe::Charlie ? kSheenConvention : kSpecularConvention},
             {"source_size", bake.settings.source_size},
             {"samples", bake.settings.samples},
             {"lod_bias", bake.settings.lod_bias},

@@ -12,6 +12,7 @@
 #include "ggx.h"
 #include "gl_objects.h"
 #include "gpu_bc6h.h"
+#include "horizon_ring.h"
 #include "parallel.h"
 #include "stage_progress.h"
 #include "trace.h"
@@ -33,26 +34,28 @@ struct GpuSpecularPrefilter::Impl {
     GLuint texture = 0;
     GlBuffer output, bright;
     GlBuffer readback;  // client storage: the levels copied for the CPU (ARB_buffer_storage)
-    // The levels' sample sets (index: level; 0 unused) for plan_key: made by plan() on other
-    // threads, uploaded once into samples[level] (uploaded_key).
+    // The levels' sample sets (index: level; 0 unused but for Charlie) for plan_key: made by plan()
+    // on other threads, uploaded once into samples[level] (uploaded_key).
     struct SampleSet {
         std::vector<float> packed;  // x, y, z, lod a sample
         double weight = 0;          // Σ z
     };
-    using PlanKey = std::tuple<int, int, int, double>;  // levels, samples, source size, lod bias
-    PlanKey plan_key{-1, 0, 0, 0.0}, uploaded_key{-1, 0, 0, 0.0};
+    using PlanKey = std::tuple<int, int, int, int, double>;  // lobe, levels, samples, source size, lod bias
+    PlanKey plan_key{-1, -1, 0, 0, 0.0}, uploaded_key{-1, -1, 0, 0, 0.0};
     std::shared_future<std::vector<SampleSet>> planned;
     std::vector<std::unique_ptr<GlBuffer>> samples;
     static PlanKey key_of(const SpecularSettings& settings, int source_size) {
-        return {settings.levels(), settings.samples, source_size, settings.lod_bias};
+        return {static_cast<int>(settings.lobe), settings.levels(), settings.samples, source_size, settings.lod_bias};
     }
+    // The first level the shader makes: GGX's level 0 is the source's area average, Charlie's is prefiltered.
+    static int first_level(SpecularLobe lobe) { return lobe == SpecularLobe::Charlie ? 0 : 1; }
     static std::vector<SampleSet> make_sets(const SpecularSettings& settings, int source_size, int threads) {
-        const int levels = settings.levels();
+        const int levels = settings.levels(), first = first_level(settings.lobe);
         std::vector<SampleSet> sets(static_cast<std::size_t>(std::max(levels, 1)));
-        parallel_for(levels - 1, resolve_threads(threads, levels - 1), [&](int k) {
-            const int level = k + 1;
+        parallel_for(levels - first, resolve_threads(threads, levels - first), [&](int k) {
+            const int level = k + first;
             const auto set = specular_sample_set(specular_level_roughness(level, levels), specular_level_samples(settings.samples, level),
-                                                 source_size, settings.lod_bias);
+                                                 source_size, settings.lod_bias, settings.lobe);
             SampleSet& out = sets[static_cast<std::size_t>(level)];
             out.packed.assign(4 * set.size(), 0.0f);
             for (std::size_t i = 0; i < set.size(); ++i) {
@@ -65,26 +68,29 @@ struct GpuSpecularPrefilter::Impl {
         });
         return sets;
     }
-    // Each level's bright parts (index: level; 0 unused) of input's bright texels.
-    static std::vector<std::vector<float>> make_parts(const SpecularInput& input, int levels, int threads) {
+    // Each level's bright parts (index: level; 0 unused: Charlie's level 0 sums its bright texels on
+    // the CPU, HorizonBright) of input's bright texels.
+    static std::vector<std::vector<float>> make_parts(const SpecularInput& input, int levels, SpecularLobe lobe, int threads) {
         std::vector<std::vector<float>> parts(static_cast<std::size_t>(std::max(levels, 1)));
         parallel_for(levels - 1, resolve_threads(threads, levels - 1), [&](int k) {
-            parts[static_cast<std::size_t>(k + 1)] = specular_bright_parts(input, specular_level_roughness(k + 1, levels));
+            parts[static_cast<std::size_t>(k + 1)] = specular_bright_parts(input, specular_level_roughness(k + 1, levels), lobe);
         });
         return parts;
     }
-    // plan_parts: the bright texels and grid (of an input) and the level count its parts are made for.
+    // plan_parts: the bright texels and grid (of an input), the level count and lobe its parts are made for.
     SpecularInput parts_for;
     int parts_levels = 0;
+    SpecularLobe parts_lobe = SpecularLobe::Ggx;
     std::future<std::vector<std::vector<float>>> planned_parts;
-    // The planned parts when they are `input`'s for `levels` (their texels compared), else none.
-    std::optional<std::vector<std::vector<float>>> take_parts(const SpecularInput& input, int levels) {
+    // The planned parts when they are `input`'s for `levels` and `lobe` (their texels compared), else none.
+    std::optional<std::vector<std::vector<float>>> take_parts(const SpecularInput& input, int levels, SpecularLobe lobe) {
         if (!planned_parts.valid()) return std::nullopt;
         std::vector<std::vector<float>> parts = planned_parts.get();  // a throw is the caller's: out of memory
         const auto same = [](const BrightTexel& a, const BrightTexel& b) {
             return a.face == b.face && a.row == b.row && a.col == b.col && std::equal(a.excess, a.excess + 3, b.excess);
         };
-        if (levels != parts_levels || input.bright_equirect != parts_for.bright_equirect || input.bright_width != parts_for.bright_width ||
+        if (levels != parts_levels || lobe != parts_lobe || input.bright_equirect != parts_for.bright_equirect ||
+            input.bright_width != parts_for.bright_width ||
             input.bright_height != parts_for.bright_height ||
             !std::equal(input.bright.begin(), input.bright.end(), parts_for.bright.begin(), parts_for.bright.end(), same))
             return std::nullopt;
@@ -112,10 +118,10 @@ struct GpuSpecularPrefilter::Impl {
         bc6h_chain = bc6h->encode_buffer(output.id, 6, level_zero.size, level_zero.size, first, bc6h_mirror_z);
         bc6h_ms = bc6h->last_ms();
     }
-    GLuint program() {
+    GLuint program(SpecularLobe lobe) {
         // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
-        return programs.get("specular_prefilter.comp",
-                            "#define SH_ORDER 1\n#define WG_SIZE " + std::to_string(kGroupSize) + "\n");
+        return programs.get("specular_prefilter.comp", "#define SH_ORDER 1\n#define WG_SIZE " + std::to_string(kGroupSize) + "\n" +
+                                                           (lobe == SpecularLobe::Charlie ? "#define CHARLIE_LOBE 1\n" : ""));
     }
     void upload(const std::vector<CubeMap>& mips) {
         if (texture) glDeleteTextures(1, &texture);
@@ -141,7 +147,7 @@ struct GpuSpecularPrefilter::Impl {
 GpuSpecularPrefilter::GpuSpecularPrefilter(ComputePrograms& programs) : impl_(std::make_unique<Impl>(programs)) {}
 GpuSpecularPrefilter::~GpuSpecularPrefilter() = default;
 
-void GpuSpecularPrefilter::prepare() { impl_->program(); }
+void GpuSpecularPrefilter::prepare() { impl_->program(SpecularLobe::Ggx); }
 
 void GpuSpecularPrefilter::plan(const SpecularSettings& settings, int source_size, int threads) {
     Impl& m = *impl_;
@@ -161,7 +167,9 @@ void GpuSpecularPrefilter::plan_parts(SpecularInput bright, const SpecularSettin
     if (m.planned_parts.valid()) m.planned_parts.wait();  // never two in flight over parts_for
     m.parts_for = std::move(bright);
     m.parts_levels = settings.levels();
-    m.planned_parts = std::async(std::launch::async, [&m, threads] { return Impl::make_parts(m.parts_for, m.parts_levels, threads); });
+    m.parts_lobe = settings.lobe;
+    m.planned_parts = std::async(std::launch::async,
+                                 [&m, threads] { return Impl::make_parts(m.parts_for, m.parts_levels, m.parts_lobe, threads); });
 }
 
 std::vector<CubeMap> GpuSpecularPrefilter::prefilter(const SpecularInput& input, const SpecularSettings& settings, int threads) {
@@ -183,9 +191,13 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
                                                      const std::function<CubeMap()>& level_zero, const SpecularInput& input,
                                                      const SpecularSettings& settings, int threads) {
     Impl& m = *impl_;
+    m.bc6h_chain = {};  // this chain's, or none
     const int levels = settings.levels();
+    const SpecularLobe lobe = settings.lobe;
+    const bool charlie = lobe == SpecularLobe::Charlie;
+    const int first_level = Impl::first_level(lobe);
     std::vector<CubeMap> chain;
-    const GLuint program = m.program();
+    const GLuint program = m.program(lobe);
     glUseProgram(program);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_CUBE_MAP, texture);
@@ -196,9 +208,12 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     // Every level into one output buffer, read back once at the end; with BC6H on, level 0 first
     // (uploaded once level_zero() has it).
     std::vector<std::size_t> first(static_cast<std::size_t>(levels), 0);
-    std::size_t total = m.bc6h_on ? 6 * static_cast<std::size_t>(settings.base_size) * settings.base_size : 0;
+    // The GGX chain's BC6H (Charlie's level 0 gets its bright texels on the CPU after the read back:
+    // the writer encodes that chain).
+    const bool encode = m.bc6h_on && !charlie;
+    std::size_t total = encode ? 6 * static_cast<std::size_t>(settings.base_size) * settings.base_size : 0;
     const std::size_t float_first = total;  // the levels the prefilter writes start here
-    for (int level = 1; level < levels; ++level) {
+    for (int level = first_level; level < levels; ++level) {
         const int n = settings.base_size >> level;
         first[static_cast<std::size_t>(level)] = total;
         total += 6 * static_cast<std::size_t>(n) * n;
@@ -216,23 +231,23 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     try {
         planned = &m.planned.get();
     } catch (...) {
-        m.plan_key = Impl::PlanKey{-1, 0, 0, 0.0};  // a failed plan (out of memory) is made again next time
+        m.plan_key = Impl::PlanKey{-1, -1, 0, 0, 0.0};  // a failed plan (out of memory) is made again next time
         throw;
     }
     const std::vector<Impl::SampleSet>& sets = *planned;
     if (m.uploaded_key != m.plan_key) {
         m.samples.clear();
         m.samples.resize(static_cast<std::size_t>(levels));
-        for (int level = 1; level < levels; ++level) {
+        for (int level = first_level; level < levels; ++level) {
             const std::vector<float>& packed = sets[static_cast<std::size_t>(level)].packed;
             m.samples[static_cast<std::size_t>(level)] = std::make_unique<GlBuffer>();
             m.samples[static_cast<std::size_t>(level)]->allocate(packed.size() * sizeof(float), packed.data());
         }
         m.uploaded_key = m.plan_key;
     }
-    std::optional<std::vector<std::vector<float>>> ahead = m.take_parts(input, levels);
-    const std::vector<std::vector<float>> parts = ahead ? std::move(*ahead) : Impl::make_parts(input, levels, threads);
-    for (int level = 1; level < levels; ++level) {
+    std::optional<std::vector<std::vector<float>>> ahead = m.take_parts(input, levels, lobe);
+    const std::vector<std::vector<float>> parts = ahead ? std::move(*ahead) : Impl::make_parts(input, levels, lobe, threads);
+    for (int level = first_level; level < levels; ++level) {
         const int n = settings.base_size >> level;
         const double roughness = specular_level_roughness(level, levels);
         const Impl::SampleSet& set = sets[static_cast<std::size_t>(level)];
@@ -245,7 +260,9 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
         m.bright.bind(2);
         glUniform1ui(glGetUniformLocation(program, "u_bright_count"), static_cast<GLuint>(level_parts.size() / 8));
         glUniform1f(glGetUniformLocation(program, "u_alpha"), static_cast<float>(roughness * roughness));
-        glUniform1f(glGetUniformLocation(program, "u_inv_lobe"), static_cast<float>(1.0 / specular_lobe_integral(roughness * roughness)));
+        // Charlie's level 0 has no parts (and its lobe no finite integral): 0, not infinity times 0.
+        glUniform1f(glGetUniformLocation(program, "u_inv_lobe"),
+                    level > 0 ? static_cast<float>(1.0 / specular_lobe_integral(roughness * roughness, lobe)) : 0.0f);
         glUniform1ui(glGetUniformLocation(program, "u_size"), static_cast<GLuint>(n));
         glUniform1ui(glGetUniformLocation(program, "u_output_offset"), static_cast<GLuint>(first[static_cast<std::size_t>(level)]));
         glUniform1ui(glGetUniformLocation(program, "u_sample_count"), static_cast<GLuint>(packed.size() / 4));
@@ -278,9 +295,24 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
             if (fence) glDeleteSync(fence);
         }
     } guard{levels_fence};
+    // Charlie's level 0: its bright texels on each texel's horizon circle, in double on the CPU
+    // while the GPU works (HorizonBright), added to the GPU's estimate below.
+    std::vector<double> ring;
+    if (charlie && !input.bright.empty()) {
+        const int n = settings.base_size;
+        ring.assign(18 * static_cast<std::size_t>(n) * n, 0.0);
+        const HorizonBright horizon(input.bright, input.bright_equirect, input.bright_width, input.bright_height);
+        parallel_for(6 * n, resolve_threads(threads, 6 * n), [&](int task) {
+            const int face = task / n, row = task % n;
+            for (int col = 0; col < n; ++col)
+                horizon.add(cube_texel_direction(face, row, col, n), &ring[3 * ((static_cast<std::size_t>(face) * n + row) * n + col)]);
+        });
+    }
     // Level 0 once the levels are queued: its read waits for the GPU, which has them to do meanwhile.
-    chain.push_back(level_zero());
-    if (m.bc6h_on) m.encode_bc6h(chain[0], first);
+    // (Charlie's level 0 is the shader's: the source's is read for the checks that go with it, and dropped.)
+    CubeMap source_level_zero = level_zero();
+    if (!charlie) chain.push_back(std::move(source_level_zero));
+    if (encode) m.encode_bc6h(chain[0], first);
     std::vector<float> result(4 * (total - float_first));
     if (levels_fence) {
         wait_and_delete(levels_fence, "the specular levels");
@@ -300,13 +332,17 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
                            static_cast<GLsizeiptr>(result_bytes), result.data());
         check_gl("reading the specular levels back");
     }
-    for (int level = 1; level < levels; ++level) {
+    for (int level = first_level; level < levels; ++level) {
         const int n = settings.base_size >> level;
         const float* src = result.data() + 4 * (first[static_cast<std::size_t>(level)] - float_first);
         CubeMap out(n);
         for (int f = 0; f < 6; ++f)
             for (std::size_t i = 0; i < static_cast<std::size_t>(n) * n; ++i)
                 for (int c = 0; c < 3; ++c) out.faces[f].rgb[3 * i + c] = src[4 * (f * static_cast<std::size_t>(n) * n + i) + c];
+        if (level == 0 && !ring.empty())
+            for (int f = 0; f < 6; ++f)
+                for (std::size_t i = 0; i < 3 * static_cast<std::size_t>(n) * n; ++i)
+                    out.faces[f].rgb[i] = static_cast<float>(out.faces[f].rgb[i] + ring[3 * f * static_cast<std::size_t>(n) * n + i]);
         chain.push_back(std::move(out));
     }
     m.last_ms = m.timer.total_ms();

@@ -10,12 +10,13 @@ namespace bake {
 
 class ComputePrograms;
 
-// The GGX-prefiltered specular chain on the GPU (specular_prefilter.h): the capped source cube
-// and its solid-angle-weighted mip chain (built on the CPU and uploaded, or left on the GPU by
-// GpuSpecularSource::average_resident) are one RGBA32F cube texture,
-// sampled trilinearly and seamlessly across faces; shaders/specular_prefilter.comp computes levels
-// 1..n-1 from per-level sample sets and bright-texel parts made on the CPU; level 0 is the
-// source's mip of the base size.
+// The prefiltered specular chain on the GPU (specular_prefilter.h), GGX or Charlie (settings.lobe):
+// the capped source cube and its solid-angle-weighted mip chain (built on the CPU and uploaded, or
+// left on the GPU by GpuSpecularSource::average_resident) are one RGBA32F cube texture, sampled
+// trilinearly and seamlessly across faces; shaders/specular_prefilter.comp computes levels 1..n-1
+// from per-level sample sets and bright-texel parts made on the CPU; GGX's level 0 is the source's
+// mip of the base size, Charlie's the shader's too (samples on the horizon circle), its bright
+// texels summed on the CPU meanwhile (HorizonBright) and added.
 // Needs the context current on this thread; throws GpuError on any GL failure.
 class GpuSpecularPrefilter {
 public:

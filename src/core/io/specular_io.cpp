@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <fstream>
 #include <new>
@@ -52,6 +53,7 @@ constexpr const char* kAttrRoughness = "bakeSpecularRoughness";
 constexpr const char* kAttrConvention = "bakeSpecularConvention";
 constexpr const char* kAttrLayout = "bakeSpecularLayout";
 constexpr const char* kAttrExtraLevels = "bakeSpecularExtraLevels";
+constexpr const char* kAttrLevel = "bakeSpecularLevel";  // per-level files: "i of L"
 
 constexpr const char* kLayoutText =
     "file level i = cube level i (0 = sharpest): a vertical strip N_i x 6N_i, N_i = N >> i, faces +X -X +Y -Y "
@@ -60,6 +62,11 @@ constexpr const char* kLayoutText =
 constexpr const char* kExtraLevelsText =
     "the last two file levels (1x3, 1x1) are not cube levels: area averages of the level above "
     "(1x3: means of faces (+X,-X), (+Y,-Y), (+Z,-Z) of the 1x6 level; 1x1: mean of the 1x3 level's three)";
+// A chain that stops above 1x1 (SpecularSettings::last_size): OpenEXR's mipmapped file still has every level.
+constexpr const char* kShortChainLevelsText =
+    "file levels from bakeSpecularCubeLevels on are not levels of the chain, which stops there: area averages "
+    "of the level above (cube strips, each texel the solid-angle weighted mean of the 2x2 texels above, down to "
+    "1x6; then 1x3: means of faces (+X,-X), (+Y,-Y), (+Z,-Z) of the 1x6 level; 1x1: mean of the 1x3 level's three)";
 
 bool is_power_of_two(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 
@@ -113,8 +120,8 @@ int log2_exact(long long n) {
 }
 
 // Throws OutputError("<name>: invalid specular chain: ...") unless `levels` is a chain: faces of
-// N >> i texels, N a power of two, down to 1x1, every face image that size, and 6 N^2 within the
-// readers' limit (so that read_specular_exr and load_image take the result back).
+// N >> i texels, N a power of two, at most down to 1x1, every face image that size, and 6 N^2 within
+// the readers' limit (so that read_specular_exr and load_image take the result back).
 void check_chain(const std::string& name, const std::vector<CubeMap>& levels) {
     auto fail = [&](const std::string& why) { throw OutputError(name + ": invalid specular chain: " + why); };
     if (levels.empty()) fail("no levels");
@@ -124,8 +131,8 @@ void check_chain(const std::string& name, const std::vector<CubeMap>& levels) {
         fail("level 0 (6x" + std::to_string(n) + "^2 texels) is larger than the readers' limit of " +
              std::to_string(kDefaultMaxPixels) + " pixels");
     const std::size_t count = static_cast<std::size_t>(log2_exact(n)) + 1;
-    if (levels.size() != count)
-        fail(std::to_string(levels.size()) + " levels for a base of " + std::to_string(n) + " (expected " +
+    if (levels.size() > count)
+        fail(std::to_string(levels.size()) + " levels for a base of " + std::to_string(n) + " (at most " +
              std::to_string(count) + ", down to 1x1)");
     for (std::size_t i = 0; i < levels.size(); ++i) {
         const int s = n >> i;
@@ -140,6 +147,33 @@ void check_chain(const std::string& name, const std::vector<CubeMap>& levels) {
                      " values, expected " + std::to_string(s) + "x" + std::to_string(s));
         }
     }
+}
+
+// The cube levels below a chain's last (to 1x1): each texel the solid-angle weighted mean of the 2x2
+// texels above (cube_mip_chain's rule, here without the specular library).
+std::vector<CubeMap> filler_levels(const CubeMap& last) {
+    std::vector<CubeMap> out;
+    const CubeMap* fine = &last;
+    while (fine->size > 1) {
+        const int n = fine->size / 2;
+        CubeMap coarse(n);
+        for (int face = 0; face < 6; ++face)
+            for (int row = 0; row < n; ++row)
+                for (int col = 0; col < n; ++col) {
+                    double sum[3] = {0, 0, 0}, weight = 0;
+                    for (int k = 0; k < 4; ++k) {
+                        const int r = 2 * row + (k >> 1), c = 2 * col + (k & 1);
+                        const double w = cube_texel_solid_angle(r, c, fine->size);
+                        const float* t = fine->faces[static_cast<std::size_t>(face)].at(r, c);
+                        for (int ch = 0; ch < 3; ++ch) sum[ch] += w * t[ch];
+                        weight += w;
+                    }
+                    for (int ch = 0; ch < 3; ++ch) coarse.faces[static_cast<std::size_t>(face)].at(row, col)[ch] = static_cast<float>(sum[ch] / weight);
+                }
+        out.push_back(std::move(coarse));
+        fine = &out.back();
+    }
+    return out;
 }
 
 // The two levels OpenEXR's ROUND_DOWN chain has below the 1x6 strip of the 1x1 cube level.
@@ -192,7 +226,8 @@ std::vector<CubeMap> read_chain(const std::string& path, SpecularChainInfo* info
         input_error(path, "image is " + std::to_string(w) + "x" + std::to_string(h) + ", more than the limit of " +
                               std::to_string(kDefaultMaxPixels) + " pixels");
     const int n = static_cast<int>(w);
-    const int cube_levels = log2_exact(n) + 1, file_levels = cube_levels + 2;
+    const int full_levels = log2_exact(n) + 1, file_levels = full_levels + 2;
+    int cube_levels = full_levels;  // the chain's, bakeSpecularCubeLevels when given
 
     // Offset tables are sized by the tile count: refuse absurd tilings (1x1 tiles of a large image)
     // before OpenEXR allocates them.
@@ -220,9 +255,10 @@ std::vector<CubeMap> read_chain(const std::string& path, SpecularChainInfo* info
     if (header.find(kAttrCubeLevels) != header.end()) {
         const auto* a = header.findTypedAttribute<Imf::IntAttribute>(kAttrCubeLevels);
         if (!a) input_error(path, std::string("attribute ") + kAttrCubeLevels + " is not an int");
-        if (a->value() != cube_levels)
+        if (a->value() < 1 || a->value() > full_levels)
             input_error(path, std::string(kAttrCubeLevels) + " says " + std::to_string(a->value()) + " cube levels; a base of " +
-                                  std::to_string(n) + " has " + std::to_string(cube_levels));
+                                  std::to_string(n) + " has 1 to " + std::to_string(full_levels));
+        cube_levels = a->value();
     }
     if (header.find(kAttrRoughness) != header.end()) {
         const auto* a = header.findTypedAttribute<Imf::FloatVectorAttribute>(kAttrRoughness);
@@ -271,7 +307,7 @@ std::vector<CubeMap> read_chain(const std::string& path, SpecularChainInfo* info
 void write_specular_exr(const std::string& path, const std::vector<CubeMap>& levels, const SpecularChainInfo& info) {
     check_chain(path, levels);
     const int n = levels[0].size;
-    const int cube_levels = static_cast<int>(levels.size());
+    const int cube_levels = static_cast<int>(levels.size()), full_levels = log2_exact(n) + 1;
     std::vector<float> roughness;
     if (info.roughness.empty()) {
         for (int i = 0; i < cube_levels; ++i)
@@ -282,8 +318,9 @@ void write_specular_exr(const std::string& path, const std::vector<CubeMap>& lev
     } else {
         for (double r : info.roughness) roughness.push_back(static_cast<float>(r));
     }
+    const std::vector<CubeMap> filler = filler_levels(levels.back());
     Image extra_1x3, extra_1x1;
-    extra_levels(levels.back(), &extra_1x3, &extra_1x1);
+    extra_levels(filler.empty() ? levels.back() : filler.back(), &extra_1x3, &extra_1x1);
     init_openexr_threads();
 
     // Level 0 assembled once: the codec's trial reads it, and the write.
@@ -301,7 +338,7 @@ void write_specular_exr(const std::string& path, const std::vector<CubeMap>& lev
             header.insert(kAttrRoughness, Imf::FloatVectorAttribute(roughness));
             header.insert(kAttrConvention, Imf::StringAttribute(info.convention.empty() ? kSpecularConvention : info.convention));
             header.insert(kAttrLayout, Imf::StringAttribute(kLayoutText));
-            header.insert(kAttrExtraLevels, Imf::StringAttribute(kExtraLevelsText));
+            header.insert(kAttrExtraLevels, Imf::StringAttribute(cube_levels < full_levels ? kShortChainLevelsText : kExtraLevelsText));
 
             // We own the stream, as write_exr does: the output file's destructor writes the offset
             // table and swallows any error doing so; the stream's state tells.
@@ -310,15 +347,16 @@ void write_specular_exr(const std::string& path, const std::vector<CubeMap>& lev
             {
                 Imf::StdOFStream os(ofs, tmp.c_str());
                 Imf::TiledOutputFile file(os, header, Imf::globalThreadCount());
-                if (file.numLevels() != cube_levels + 2)
+                if (file.numLevels() != full_levels + 2)
                     throw OutputError(path + ": internal error: OpenEXR makes " + std::to_string(file.numLevels()) +
-                                      " levels, expected " + std::to_string(cube_levels + 2));
+                                      " levels, expected " + std::to_string(full_levels + 2));
                 for (int l = 0; l < file.numLevels(); ++l) {
                     Image strip;
                     const Image* img = &strip;
                     if (l == 0) img = &level0;
                     else if (l < cube_levels) strip = assemble_cube(levels[static_cast<std::size_t>(l)], Layout::VStrip);
-                    else img = l == cube_levels ? &extra_1x3 : &extra_1x1;
+                    else if (l < full_levels) strip = assemble_cube(filler[static_cast<std::size_t>(l - cube_levels)], Layout::VStrip);
+                    else img = l == full_levels ? &extra_1x3 : &extra_1x1;
                     if (img->width != file.levelWidth(l) || img->height != file.levelHeight(l))
                         throw OutputError(path + ": internal error: level " + std::to_string(l) + " size mismatch");
                     file.setFrameBuffer(interleaved_rgb(Imf::FLOAT, reinterpret_cast<char*>(const_cast<float*>(img->rgb.data())), sizeof(float),
@@ -359,10 +397,15 @@ std::string expand_level_placeholder(const std::string& pattern, int level) {
     return out + pattern.substr(i);
 }
 
-std::vector<std::string> write_specular_level_files(const std::string& pattern, const std::vector<CubeMap>& levels) {
+std::vector<std::string> write_specular_level_files(const std::string& pattern, const std::vector<CubeMap>& levels,
+                                                    const SpecularChainInfo& info) {
     if (!has_level_placeholder(pattern))
         throw std::invalid_argument("'" + pattern + "': no {level} placeholder (one file is written per level)");
     check_chain(pattern, levels);
+    const std::size_t count = levels.size();
+    if (!info.roughness.empty() && info.roughness.size() != count)
+        throw OutputError(pattern + ": " + std::to_string(info.roughness.size()) + " roughness values for " + std::to_string(count) +
+                          " levels");
     std::vector<std::string> names;
     // One set, all levels or none, unless the caller's set (an input's outputs) holds them already.
     OutputSet levels_set;
@@ -370,7 +413,14 @@ std::vector<std::string> write_specular_level_files(const std::string& pattern, 
         const OutputSet::Scope scope(levels_set);
         for (std::size_t i = 0; i < levels.size(); ++i) {
             const std::string name = expand_level_placeholder(pattern, static_cast<int>(i));
-            write_exr(name, assemble_cube(levels[i], Layout::VStrip), EnvmapHint::Cube);
+            const double r = info.roughness.empty() ? (count > 1 ? static_cast<double>(i) / static_cast<double>(count - 1) : 0.0)
+                                                    : info.roughness[i];
+            char roughness[32];
+            std::snprintf(roughness, sizeof roughness, "%.9g", r);
+            write_exr(name, assemble_cube(levels[i], Layout::VStrip), EnvmapHint::Cube,
+                      {{kAttrLevel, std::to_string(i) + " of " + std::to_string(count)},
+                       {kAttrRoughness, roughness},
+                       {kAttrConvention, info.convention.empty() ? kSpecularConvention : info.convention}});
             names.push_back(name);
         }
     }

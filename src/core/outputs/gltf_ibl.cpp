@@ -47,18 +47,22 @@ std::vector<Bytes> face_pngs(const std::vector<CubeMap>& chain) {
 json light_json(const std::vector<CubeMap>& chain, const ShCoefficients& radiance) {
     json coefficients = json::array();
     for (const Rgb& c : gltf_irradiance_coefficients(radiance)) coefficients.push_back({c[0], c[1], c[2]});
-    json images = json::array();
+    json images = json::array(), roughness = json::array();
     for (std::size_t i = 0, index = 0; i < chain.size(); ++i) {
         json faces = json::array();
         for (int f = 0; f < 6; ++f) faces.push_back(index++);
         images.push_back(faces);
+        roughness.push_back(chain.size() > 1 ? static_cast<double>(i) / static_cast<double>(chain.size() - 1) : 0.0);
     }
+    // The extension maps the levels evenly from roughness 0 to 1; extras says so per level, as the
+    // tool's other chain files do.
     return {{"name", "environment"},
             {"intensity", 1.0},
             {"rotation", {0.0, 0.0, 0.0, 1.0}},
             {"irradianceCoefficients", coefficients},
             {"specularImageSize", chain[0].size},
-            {"specularImages", images}};
+            {"specularImages", images},
+            {"extras", {{"bakeSpecularRoughness", roughness}, {"bakeSpecularConvention", "GGX, alpha = roughness^2, N=V=R"}}}};
 }
 
 json document(const std::vector<CubeMap>& chain, const ShCoefficients& radiance) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "errors.h"
+#include "sheen_lut_files.h"
 
 namespace bake {
 namespace {
@@ -106,7 +107,7 @@ std::vector<CubeMap> specular_chain_for(const std::vector<CubeMap>& chain, KtxCu
 namespace {
 
 KtxWriteOptions specular_options(const std::string& path, std::size_t levels, const KtxWriteOptions& options,
-                                 KtxCubeConvention convention, const std::vector<double>& roughness) {
+                                 KtxCubeConvention convention, const std::vector<double>& roughness, SpecularLobe lobe) {
     std::vector<double> r = roughness;
     if (r.empty())
         for (std::size_t i = 0; i < levels; ++i) r.push_back(levels > 1 ? double(i) / (levels - 1) : 0.0);
@@ -114,8 +115,13 @@ KtxWriteOptions specular_options(const std::string& path, std::size_t levels, co
         throw OutputError(path + ": " + std::to_string(r.size()) + " roughness values for " + std::to_string(levels) +
                           " levels");
     KtxWriteOptions o = with_content(options,
-                                     "specular: the environment's radiance prefiltered with the GGX lobe, alpha = "
-                                     "roughness^2, N = V = R; level i for roughness bakeSpecularRoughness[i]",
+                                     lobe == SpecularLobe::Charlie
+                                         ? "sheen: the environment's radiance prefiltered with the Charlie lobe "
+                                           "(Estevez & Kulla 2017, KHR_materials_sheen), alpha = roughness^2, N = V = R; "
+                                           "level i for roughness bakeSpecularRoughness[i]; level 0: the mean over the "
+                                           "horizon circle n.l = 0"
+                                         : "specular: the environment's radiance prefiltered with the GGX lobe, alpha = "
+                                           "roughness^2, N = V = R; level i for roughness bakeSpecularRoughness[i]",
                                      convention);
     o.key_values.emplace_back("bakeSpecularRoughness", roughness_list(r));
     return o;
@@ -124,8 +130,8 @@ KtxWriteOptions specular_options(const std::string& path, std::size_t levels, co
 }  // namespace
 
 void write_specular_ktx2(const std::string& path, const std::vector<CubeMap>& chain, const KtxWriteOptions& options,
-                         KtxCubeConvention convention, const std::vector<double>& roughness) {
-    const KtxWriteOptions o = specular_options(path, chain.size(), options, convention, roughness);
+                         KtxCubeConvention convention, const std::vector<double>& roughness, SpecularLobe lobe) {
+    const KtxWriteOptions o = specular_options(path, chain.size(), options, convention, roughness, lobe);
     if (convention == KtxCubeConvention::Gl) {
         write_ktx2(path, cube_chain_images(chain), o);
         return;
@@ -134,8 +140,8 @@ void write_specular_ktx2(const std::string& path, const std::vector<CubeMap>& ch
 }
 
 void write_specular_ktx2(const std::string& path, const EncodedTexture& chain, const KtxWriteOptions& options,
-                         KtxCubeConvention convention, const std::vector<double>& roughness) {
-    write_ktx2(path, chain, specular_options(path, chain.levels.size(), options, convention, roughness));
+                         KtxCubeConvention convention, const std::vector<double>& roughness, SpecularLobe lobe) {
+    write_ktx2(path, chain, specular_options(path, chain.levels.size(), options, convention, roughness, lobe));
 }
 
 void write_irradiance_cube_ktx2(const std::string& path, const CubeMap& irradiance, const KtxWriteOptions& options,
@@ -162,6 +168,13 @@ void write_dfg_ktx2(const std::string& path, const Image& dfg, const KtxWriteOpt
                with_content(options, "split-sum DFG table, GGX with height-correlated Smith: texel (row, col) "
                                      "at N.V = (col + 0.5)/size, roughness = (row + 0.5)/size (sample at uv = "
                                      "(N.V, roughness)); R = A (scale of F0), G = B (bias), B = A + B"));
+}
+
+void write_sheen_lut_ktx2(const std::string& path, const Image& table, const KtxWriteOptions& options) {
+    write_ktx2(path, image_2d_images(table),
+               with_content(options, std::string(kSheenLutContent) + ": texel (row, col) at N.V = (col + 0.5)/size, sheen "
+                                     "roughness = (row + 0.5)/size (sample at uv = (N.V, roughness)), alpha = roughness^2; " +
+                                     kSheenLutChannels));
 }
 
 }  // namespace bake

@@ -14,6 +14,7 @@
 #include "cube_map.h"
 #include "image.h"
 #include "ktx2_writer.h"
+#include "specular_prefilter.h"
 
 namespace bake {
 
@@ -52,14 +53,17 @@ constexpr const char* kKtxConventionBevy =
 // top to bottom, +Z and -Z swapped.
 CubeMap mirror_cube_z(const CubeMap& cube);
 
-// The specular chain: level i of `chain` is KTX level i (faces N >> i), as many levels as given.
-// roughness: one value a level, or empty for i / (levels - 1).
+// The specular chain: level i of `chain` is KTX level i (faces N >> i), as many levels as given (a
+// chain may stop above 1x1). roughness: one value a level, or empty for i / (levels - 1). lobe: what
+// bakeContent says the chain is prefiltered with (the Charlie chain of KHR_materials_sheen, or GGX).
 void write_specular_ktx2(const std::string& path, const std::vector<CubeMap>& chain, const KtxWriteOptions& options,
-                         KtxCubeConvention convention = KtxCubeConvention::Gl, const std::vector<double>& roughness = {});
+                         KtxCubeConvention convention = KtxCubeConvention::Gl, const std::vector<double>& roughness = {},
+                         SpecularLobe lobe = SpecularLobe::Ggx);
 // The same from a chain already in its texel format (GpuBc6hEncoder's blocks), laid out for
 // `convention` by whoever encoded it; options.format and bc6h_quality are not read.
 void write_specular_ktx2(const std::string& path, const EncodedTexture& chain, const KtxWriteOptions& options,
-                         KtxCubeConvention convention = KtxCubeConvention::Gl, const std::vector<double>& roughness = {});
+                         KtxCubeConvention convention = KtxCubeConvention::Gl, const std::vector<double>& roughness = {},
+                         SpecularLobe lobe = SpecularLobe::Ggx);
 
 // The irradiance map as a one-level cube map (the tool's default output layout): E, or E/pi for Bevy.
 void write_irradiance_cube_ktx2(const std::string& path, const CubeMap& irradiance, const KtxWriteOptions& options,
@@ -79,6 +83,10 @@ constexpr const char* kDfgNotBc6h =
 // divided by pi (Bevy); a chain level as is (Gl) or mirrored.
 CubeMap irradiance_cube_for(const CubeMap& irradiance, KtxCubeConvention convention);
 std::vector<CubeMap> specular_chain_for(const std::vector<CubeMap>& chain, KtxCubeConvention convention);
+
+// The sheen LUT (sheen_lut.h) as a one-level 2D texture, bakeContent stating its axes and channels
+// (sheen_lut_files.h).
+void write_sheen_lut_ktx2(const std::string& path, const Image& table, const KtxWriteOptions& options);
 
 // The images of a cube chain and of one 2D image, for encode_ktx2 (they point into the arguments).
 KtxImages cube_chain_images(const std::vector<CubeMap>& chain);

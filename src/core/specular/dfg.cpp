@@ -1,13 +1,12 @@
 #include "dfg.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "gauss_legendre.h"
 #include "ggx.h"
 #include "parallel.h"
 
@@ -44,50 +43,6 @@ constexpr double kPeakEnd = 1.5;       // t = tan θh / alpha where the log vari
 constexpr int kMinNodes = 4;           // every other stretch: kMinNodes + nodes per unit length
 constexpr double kNodesPerUnitX = 2.0;    // of x = ln t
 constexpr double kNodesPerUnitEta = 4.0;  // of η in the sinh map
-constexpr int kMaxNodes = 256;         // Gauss rules are cached up to this order
-
-// Gauss–Legendre nodes and weights mapped to [0, 1].
-struct GaussRule {
-    std::vector<double> nodes, weights;
-};
-
-GaussRule make_gauss_legendre(int n) {
-    GaussRule rule;
-    rule.nodes.resize(static_cast<std::size_t>(n));
-    rule.weights.resize(static_cast<std::size_t>(n));
-    auto legendre = [n](double z, double& p_n, double& dp_n) {  // P_n(z) and P_n'(z)
-        double p0 = 1.0, p1 = 0.0;
-        for (int k = 1; k <= n; ++k) {
-            const double p2 = p1;
-            p1 = p0;
-            p0 = ((2.0 * k - 1.0) * z * p1 - (k - 1.0) * p2) / k;
-        }
-        p_n = p0;
-        dp_n = n * (z * p0 - p1) / (z * z - 1.0);
-    };
-    for (int i = 0; i < n; ++i) {
-        double z = std::cos(kPi * (i + 0.75) / (n + 0.5));  // Newton from Tricomi's estimate
-        double p = 0, dp = 1;
-        for (int iter = 0; iter < 100; ++iter) {
-            legendre(z, p, dp);
-            const double step = p / dp;
-            z -= step;
-            if (std::fabs(step) < 1e-16) break;
-        }
-        legendre(z, p, dp);
-        rule.nodes[static_cast<std::size_t>(i)] = 0.5 * (1.0 - z);
-        rule.weights[static_cast<std::size_t>(i)] = 1.0 / ((1.0 - z * z) * dp * dp);
-    }
-    return rule;
-}
-
-const GaussRule& gauss_rule(int n) {
-    static std::array<GaussRule, kMaxNodes + 1> rules;
-    static std::array<std::once_flag, kMaxNodes + 1> made;
-    n = std::clamp(n, 1, kMaxNodes);
-    std::call_once(made[static_cast<std::size_t>(n)], [n] { rules[static_cast<std::size_t>(n)] = make_gauss_legendre(n); });
-    return rules[static_cast<std::size_t>(n)];
-}
 
 int node_count(double length, double per_unit, int scale) {
     return scale * (kMinNodes + static_cast<int>(std::ceil(per_unit * length)));
@@ -100,12 +55,12 @@ void integrate_stretch(double a, double b, double d, int nodes, int scale, const
     const double length = b - a;
     if (length <= 0) return;
     if (d >= 0.5 * length) {
-        const GaussRule& rule = gauss_rule(nodes);
+        const GaussRule& rule = gauss_legendre(nodes);
         for (std::size_t i = 0; i < rule.nodes.size(); ++i) g(a + length * rule.nodes[i], length * rule.weights[i]);
         return;
     }
     const double eta_end = std::asinh(length / d);
-    const GaussRule& rule = gauss_rule(std::max(nodes, node_count(eta_end, kNodesPerUnitEta, scale)));
+    const GaussRule& rule = gauss_legendre(std::max(nodes, node_count(eta_end, kNodesPerUnitEta, scale)));
     for (std::size_t i = 0; i < rule.nodes.size(); ++i) {
         const double e = std::exp(eta_end * rule.nodes[i]), half_inv = 0.5 / e;  // sinh, cosh from one exp
         g(b - d * (0.5 * e - half_inv), eta_end * rule.weights[i] * d * (0.5 * e + half_inv));

@@ -5,9 +5,12 @@
 #include <functional>
 #include <future>
 #include <stdexcept>
+#include <string>
 
+#include "charlie.h"
 #include "equirect.h"
 #include "ggx.h"
+#include "horizon_ring.h"
 #include "parallel.h"
 #include "specular_source.h"
 #include "stage_progress.h"
@@ -37,13 +40,16 @@ double gauss_node(int i, int k) {
     return (i / 2 + (i % 2 ? 1.0 - kOffset : kOffset)) / k;
 }
 
+}  // namespace
+
+const char* specular_lobe_name(SpecularLobe lobe) { return lobe == SpecularLobe::Charlie ? "Charlie" : "GGX"; }
+
 // W(c) = max(0, c)·D(h) for c = n·l: n·h = sqrt((1 + c) / 2) since h bisects n and l.
-double lobe_weight(double c, double alpha) {
+double specular_lobe_weight(double c, double one_minus_c, double alpha, SpecularLobe lobe) {
+    if (lobe == SpecularLobe::Charlie) return charlie_lobe(c, one_minus_c, alpha);
     if (c <= 0) return 0;
     return c * ggx_d(std::sqrt(0.5 * (1.0 + c)), alpha);
 }
-
-}  // namespace
 
 void sample_cube_bilinear(const CubeMap& m, const Vec3& d, double out[3]) {
     int face;
@@ -162,18 +168,35 @@ int specular_level_samples(int samples, int level) {
     return static_cast<int>(std::min<long long>(n, kMaxSpecularSamples));
 }
 
-std::vector<SpecularSample> specular_sample_set(double roughness, int samples, int source_size, double lod_bias) {
+std::vector<SpecularSample> specular_sample_set(double roughness, int samples, int source_size, double lod_bias,
+                                                SpecularLobe lobe) {
     const double alpha = roughness * roughness;
-    if (alpha <= 0) return {{0.f, 0.f, 1.f, 0.f}};
     const double texel_solid_angle = 4.0 * kPi / (6.0 * source_size * source_size);
     std::vector<SpecularSample> out;
-    for (int i = 0; i < samples; ++i) {
+    if (alpha <= 0 && lobe == SpecularLobe::Charlie) {
+        // The horizon circle, evenly: each sample stands for a square of its spacing on a side.
+        const double spacing = 2.0 * kPi / samples;
+        const float lod = static_cast<float>(std::max(0.0, 0.5 * std::log2(spacing * spacing / texel_solid_angle) + lod_bias));
+        for (int j = 0; j < samples; ++j) {
+            const double phi = spacing * (j + 0.5);
+            out.push_back({static_cast<float>(std::cos(phi)), static_cast<float>(std::sin(phi)), kHorizonSampleZ, lod});
+        }
+    } else if (alpha <= 0) {
+        return {{0.f, 0.f, 1.f, 0.f}};
+    }
+    for (int i = 0; i < samples && alpha > 0; ++i) {
         double u1, u2;
         hammersley(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(samples), &u1, &u2);
-        const Vec3 h = sample_ggx_ndf(u1, u2, alpha);
-        const Vec3 l = reflect_about({0, 0, 1}, h);
+        Vec3 l;
+        double pdf;
+        if (lobe == SpecularLobe::Charlie) {
+            l = sample_charlie_lobe(u1, u2, alpha, &pdf);
+        } else {
+            const Vec3 h = sample_ggx_ndf(u1, u2, alpha);
+            l = reflect_about({0, 0, 1}, h);
+            pdf = ggx_d(h.z, alpha) / 4.0;  // D(h)·(n·h) / (4 v·h), v = n
+        }
         if (l.z <= 0) continue;
-        const double pdf = ggx_d(h.z, alpha) / 4.0;  // D(h)·(n·h) / (4 v·h), v = n
         const double sample_solid_angle = 1.0 / (samples * pdf);
         const double lod = std::max(0.0, 0.5 * std::log2(sample_solid_angle / texel_solid_angle) + lod_bias);
         out.push_back({static_cast<float>(l.x), static_cast<float>(l.y), static_cast<float>(l.z), static_cast<float>(lod)});
@@ -264,7 +287,8 @@ SpecularInput prepare_specular_input(const CubeMap& source, int threads, double 
     return prepare_specular_input(env, source.size, threads, bright_factor, max_bright);
 }
 
-double specular_lobe_integral(double alpha) {
+double specular_lobe_integral(double alpha, SpecularLobe lobe) {
+    if (lobe == SpecularLobe::Charlie) return charlie_lobe_integral(alpha);
     // In theta the integrand is smooth at the scale of alpha: steps of alpha/200 at most.
     const int steps = 2 * static_cast<int>(std::ceil(0.5 * std::max(2000.0, 0.5 * kPi / (alpha / 200.0))));
     const double h = 0.5 * kPi / steps;
@@ -272,15 +296,16 @@ double specular_lobe_integral(double alpha) {
     for (int i = 0; i <= steps; ++i) {
         const double theta = i * h, c = std::cos(theta);
         const double w = (i == 0 || i == steps) ? 1 : (i % 2 ? 4 : 2);
-        sum += w * lobe_weight(c, alpha) * std::sin(theta);
+        sum += w * specular_lobe_weight(c, 1.0 - c, alpha) * std::sin(theta);
     }
     return 2.0 * kPi * sum * h / 3.0;
 }
 
-int specular_bright_subdivision(double roughness, double extent) {
+int specular_bright_subdivision(double roughness, double extent, SpecularLobe lobe) {
     const double alpha = roughness * roughness;
     if (!(alpha > 0)) return 8;
-    const double k = std::max(8.0 * extent / (2.0 * alpha), extent / kBrightPartExtent);
+    const double part = lobe == SpecularLobe::Charlie ? std::min(kBrightPartExtent, kCharlieBrightPartAlphas * alpha) : kBrightPartExtent;
+    const double k = std::max(8.0 * extent / (2.0 * alpha), extent / part);
     return std::min(8, std::max(1, static_cast<int>(std::ceil(k))));
 }
 
@@ -295,9 +320,9 @@ void push_part(std::vector<float>& out, const Vec3& d, double omega, const float
 
 // A cube texel of an n-face: two-point Gauss-Legendre nodes on k x k parts (as the reference),
 // solid angles from the face Jacobian, rescaled to the texel's exact solid angle.
-void cube_texel_parts(const BrightTexel& b, int n, double roughness, std::vector<float>& out) {
+void cube_texel_parts(const BrightTexel& b, int n, double roughness, SpecularLobe lobe, std::vector<float>& out) {
     const double omega = cube_texel_solid_angle(b.row, b.col, n);
-    const int k = specular_bright_subdivision(roughness, std::sqrt(omega)), m = 2 * k;
+    const int k = specular_bright_subdivision(roughness, std::sqrt(omega), lobe), m = 2 * k;
     double jac[256], jsum = 0;
     Vec3 dirs[256];
     for (int i = 0; i < m; ++i)
@@ -312,10 +337,10 @@ void cube_texel_parts(const BrightTexel& b, int n, double roughness, std::vector
 
 // A lat-long texel of a w x h input: k x k equal parts in (φ, h = cos θ), where the area element
 // is dφ dh, so every node of the two-point rule weighs the same, the texel's exact solid angle / 4k².
-void equirect_texel_parts(const BrightTexel& b, int w, int h, double roughness, std::vector<float>& out) {
+void equirect_texel_parts(const BrightTexel& b, int w, int h, double roughness, SpecularLobe lobe, std::vector<float>& out) {
     const double h0 = std::cos(kPi * b.row / h), h1 = std::cos(kPi * (b.row + 1) / h);
     const double extent = std::max(kPi / h, 2.0 * kPi / w * std::max(std::sin(kPi * b.row / h), std::sin(kPi * (b.row + 1) / h)));
-    const int k = specular_bright_subdivision(roughness, extent), m = 2 * k;
+    const int k = specular_bright_subdivision(roughness, extent, lobe), m = 2 * k;
     const double omega = equirect_row_solid_angle(b.row, w, h) / (m * m);
     for (int i = 0; i < m; ++i) {
         const double y = h0 + (h1 - h0) * gauss_node(i, k), r = std::sqrt(std::max(0.0, 1.0 - y * y));
@@ -328,32 +353,53 @@ void equirect_texel_parts(const BrightTexel& b, int w, int h, double roughness, 
 
 }  // namespace
 
-std::vector<float> specular_bright_parts(const SpecularInput& input, double roughness) {
+std::vector<float> specular_bright_parts(const SpecularInput& input, double roughness, SpecularLobe lobe) {
     std::vector<float> out;
+    if (lobe == SpecularLobe::Charlie && !(roughness > 0)) return out;  // HorizonBright's
     for (const BrightTexel& b : input.bright) {
-        if (input.bright_equirect) equirect_texel_parts(b, input.bright_width, input.bright_height, roughness, out);
-        else cube_texel_parts(b, input.bright_width, roughness, out);
+        if (input.bright_equirect) equirect_texel_parts(b, input.bright_width, input.bright_height, roughness, lobe, out);
+        else cube_texel_parts(b, input.bright_width, roughness, lobe, out);
     }
     return out;
 }
 
 int SpecularSettings::levels() const { return specular_level_count(base_size) - specular_level_count(last_size) + 1; }
 
+void SpecularSettings::set_levels(int count) {
+    const int full = specular_level_count(base_size);
+    if (count < 1 || count > full)
+        throw std::invalid_argument("a chain of base " + std::to_string(base_size) + " has 1 to " + std::to_string(full) +
+                                    " levels, not " + std::to_string(count));
+    last_size = base_size >> (count - 1);
+}
+
+void SpecularSettings::set_min_size(int size) {
+    if (!is_power_of_two(size) || size > base_size)
+        throw std::invalid_argument("the last level's faces must be a power of two up to the base size " +
+                                    std::to_string(base_size) + ", not " + std::to_string(size));
+    last_size = size;
+}
+
 std::vector<CubeMap> prefilter_specular_sampled(const SpecularInput& input, const SpecularSettings& settings, int threads) {
     const std::vector<CubeMap>& mips = input.capped_mips;
     const int levels = settings.levels();
     const int last_mip = static_cast<int>(mips.size()) - 1;
+    const SpecularLobe lobe = settings.lobe;
+    // GGX's level 0 is the source's area average; Charlie's the mean on the horizon circle, estimated.
+    const bool charlie = lobe == SpecularLobe::Charlie;
+    const HorizonBright horizon(charlie ? input.bright : std::vector<BrightTexel>{}, input.bright_equirect, input.bright_width,
+                                input.bright_height);
     std::vector<CubeMap> chain;
-    chain.push_back(specular_level_zero(input.mips, settings.base_size));
-    for (int level = 1; level < levels; ++level) {
+    if (!charlie) chain.push_back(specular_level_zero(input.mips, settings.base_size));
+    for (int level = charlie ? 0 : 1; level < levels; ++level) {
         const int n = settings.base_size >> level;
         const double roughness = specular_level_roughness(level, levels), alpha = roughness * roughness;
         const auto set = specular_sample_set(roughness, specular_level_samples(settings.samples, level), mips[0].size,
-                                             settings.lod_bias);
+                                             settings.lod_bias, lobe);
         double weight = 0;
         for (const SpecularSample& s : set) weight += s.z;
-        const std::vector<float> parts = specular_bright_parts(input, roughness);
-        const double inv_lobe = 1.0 / specular_lobe_integral(alpha);
+        const std::vector<float> parts = specular_bright_parts(input, roughness, lobe);
+        const double inv_lobe = level > 0 ? 1.0 / specular_lobe_integral(alpha, lobe) : 0.0;
         CubeMap m(n);
         const long long row_units = std::max(1LL, kSpecularProgressUnits / (6LL * n));
         parallel_for(6 * n, resolve_threads(threads, 6 * n), [&](int task) {
@@ -379,11 +425,19 @@ std::vector<CubeMap> prefilter_specular_sampled(const SpecularInput& input, cons
                 }
                 double bright[3] = {0, 0, 0};
                 for (std::size_t p = 0; p < parts.size(); p += 8) {
-                    const double w = parts[p + 3] * lobe_weight(nd.x * parts[p] + nd.y * parts[p + 1] + nd.z * parts[p + 2], alpha);
+                    const Vec3 d = {nd.x - parts[p], nd.y - parts[p + 1], nd.z - parts[p + 2]};
+                    const double w = parts[p + 3] * specular_lobe_weight(nd.x * parts[p] + nd.y * parts[p + 1] + nd.z * parts[p + 2],
+                                                                         0.5 * dot(d, d), alpha, lobe);
                     for (int ch = 0; ch < 3; ++ch) bright[ch] += w * parts[p + 4 + ch];
                 }
+                double ring[3] = {0, 0, 0};  // Charlie's level 0: the bright texels on the horizon circle
+                if (charlie && level == 0) horizon.add(nd, ring);
                 float* o = m.faces[face].at(row, col);
-                for (int ch = 0; ch < 3; ++ch) o[ch] = static_cast<float>(sum[ch] / weight + bright[ch] * inv_lobe);
+                for (int ch = 0; ch < 3; ++ch) {
+                    double v = sum[ch] / weight + bright[ch] * inv_lobe;
+                    if (charlie && level == 0) v += ring[ch];
+                    o[ch] = static_cast<float>(v);
+                }
             }
         });
         chain.push_back(std::move(m));
@@ -391,8 +445,33 @@ std::vector<CubeMap> prefilter_specular_sampled(const SpecularInput& input, cons
     return chain;
 }
 
-void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughness, double out[3]) {
+namespace {
+
+// Charlie's roughness 0: every texel the circle crosses, weighted by the length inside it.
+void horizon_mean_at(const CubeMap& source, const Vec3& n, double out[3]) {
     const int size = source.size;
+    double sum[3] = {0, 0, 0}, weight = 0;
+    for (int face = 0; face < 6; ++face)
+        for (int row = 0; row < size; ++row)
+            for (int col = 0; col < size; ++col) {
+                // A texel's points lie within about its side of its centre (1.08 sqrt(Ω) on the sphere).
+                const double reach = 1.5 * std::sqrt(cube_texel_solid_angle(row, col, size));
+                if (std::fabs(dot(n, cube_texel_direction(face, row, col, size))) > reach) continue;
+                const double arc = horizon_arc_in_cube_texel(n, face, row, col, size);
+                if (arc <= 0) continue;
+                const float* t = source.faces[face].at(row, col);
+                for (int ch = 0; ch < 3; ++ch) sum[ch] += arc * t[ch];
+                weight += arc;
+            }
+    for (int ch = 0; ch < 3; ++ch) out[ch] = sum[ch] / weight;
+}
+
+}  // namespace
+
+void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughness, double out[3], SpecularLobe lobe) {
+    const int size = source.size;
+    const bool charlie = lobe == SpecularLobe::Charlie;
+    if (roughness <= 0 && charlie) return horizon_mean_at(source, n, out);
     if (roughness <= 0) {
         int face;
         double sc, tc;
@@ -404,6 +483,8 @@ void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughnes
         return;
     }
     const double alpha = roughness * roughness, horizon_slope = ggx_d(std::sqrt(0.5), alpha);
+    // Charlie's kink at the horizon is its ring's foot: parts there of kCharlieHorizonAlphas · alpha at most.
+    constexpr double kCharlieHorizonAlphas = 1.0 / 16.0;
     double sum[3] = {0, 0, 0}, weight = 0;
     for (int face = 0; face < 6; ++face)
         for (int row = 0; row < size; ++row)
@@ -416,14 +497,17 @@ void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughnes
                 // W varies on the scale of the lobe (~2 alpha in l) near its centre and of theta/4
                 // in its power-law tail (D ~ alpha² / theta⁴ there).
                 const double theta = std::acos(std::min(1.0, std::max(-1.0, c)));
-                const double scale = std::max(2.0 * alpha, 0.25 * theta);
+                // Charlie's lobe falls off from its ring as exp(-(angle above the horizon) / (2 alpha)).
+                const double scale = charlie ? 2.0 * alpha : std::max(2.0 * alpha, 0.25 * theta);
                 int k = std::min(32, std::max(1, static_cast<int>(std::ceil(8.0 * extent / scale))));
                 // W has a kink at the horizon (W = 0 behind it, slope D(h) at 45° in front), which the
                 // rule below takes for smooth: a texel across it is cut into parts of at most
                 // 0.01 rad scaled by π·D there (1 at roughness 1, 0.2 at 0.5, ~0 below), at most 32
                 // (2 x 2 nodes on 0.1 rad texels erred 1e-3 at roughness 1, 0.01 rad parts ~1e-4;
                 // texels of 6 x 512² are smaller than that: no cost at the default sizes).
-                if (std::fabs(c) < extent)
+                if (std::fabs(c) < extent && charlie)
+                    k = std::max(k, std::min(32, static_cast<int>(std::ceil(extent / std::min(0.01, kCharlieHorizonAlphas * alpha)))));
+                else if (std::fabs(c) < extent)
                     k = std::max(k, std::min(32, static_cast<int>(std::ceil(extent / 0.01 * std::min(1.0, kPi * horizon_slope)))));
                 // Two-point Gauss-Legendre in s and t over each of k x k parts (fourth order: the
                 // midpoint rule's second-order error is a bias of ~(part / scale)² / 24 on the
@@ -435,8 +519,10 @@ void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughnes
                         const double sc = 2.0 * (col + gauss_node(j, k)) / size - 1.0;
                         const double tc = 2.0 * (row + gauss_node(i, k)) / size - 1.0;
                         const double jac = face_jacobian(sc, tc);
+                        const Vec3 l = normalize(cube_face_direction(face, sc, tc));
+                        const Vec3 nl = {n.x - l.x, n.y - l.y, n.z - l.z};
                         wj += jac;
-                        wsum += jac * lobe_weight(dot(n, normalize(cube_face_direction(face, sc, tc))), alpha);
+                        wsum += jac * specular_lobe_weight(dot(n, l), 0.5 * dot(nl, nl), alpha, lobe);
                     }
                 const double w_texel = omega * wsum / wj;
                 if (w_texel == 0) continue;
@@ -447,18 +533,19 @@ void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughnes
     for (int ch = 0; ch < 3; ++ch) out[ch] = sum[ch] / weight;
 }
 
-std::vector<CubeMap> prefilter_specular_cpu(const CubeMap& source, int base_size, int threads) {
+std::vector<CubeMap> prefilter_specular_cpu(const CubeMap& source, int base_size, int threads, SpecularLobe lobe) {
     const int levels = specular_level_count(base_size);
     std::vector<CubeMap> chain;
-    chain.push_back(specular_level_zero(cube_mip_chain(source, threads), base_size));
-    for (int level = 1; level < levels; ++level) {
+    const bool charlie = lobe == SpecularLobe::Charlie;
+    if (!charlie) chain.push_back(specular_level_zero(cube_mip_chain(source, threads), base_size));
+    for (int level = charlie ? 0 : 1; level < levels; ++level) {
         const int n = base_size >> level;
         const double roughness = specular_level_roughness(level, levels);
         CubeMap m(n);
         parallel_for(6 * n * n, resolve_threads(threads, 6 * n * n), [&](int task) {
             const int face = task / (n * n), row = task / n % n, col = task % n;
             double v[3];
-            prefilter_specular_at(source, cube_texel_direction(face, row, col, n), roughness, v);
+            prefilter_specular_at(source, cube_texel_direction(face, row, col, n), roughness, v, lobe);
             float* o = m.faces[face].at(row, col);
             for (int ch = 0; ch < 3; ++ch) o[ch] = static_cast<float>(v[ch]);
         });

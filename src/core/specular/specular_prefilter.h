@@ -1,14 +1,19 @@
 #pragma once
-// The specular half of image-based lighting: the environment prefiltered with the GGX lobe for a
-// chain of roughnesses (Karis 2013's split sum, with N = V = R), CPU side: the source cube map the
+// The specular half of image-based lighting: the environment prefiltered with a microfacet lobe for
+// a chain of roughnesses (Karis 2013's split sum, with N = V = R), CPU side: the source cube map the
 // prefilter reads, its mip chain, the sample sets the GPU path uses, and a double brute-force
-// reference that integrates the lobe over every source texel.
+// reference that integrates the lobe over every source texel. Two lobes: GGX (ggx.h, --specular)
+// and Charlie (charlie.h, KHR_materials_sheen's sheen), the same machinery for both.
 //
 // The lobe. With V = N, a reflected direction l has half vector h = normalize(n + l) and
 // n·h = v·h, so importance sampling h from D(h)·(n·h) gives l the density D(h)/4, and Karis'
 // estimator Σ L(l)·(n·l) / Σ (n·l) converges to
 //     P(n) = ∫ L(l) W(n, l) dl / ∫ W(n, l) dl,   W(n, l) = max(0, n·l) · D(h),
-// which is what the reference computes over the source texels and what the GPU estimates.
+// which is what the reference computes over the source texels and what the GPU estimates. For
+// Charlie, D peaks at grazing h, whose reflections of n fall behind n's horizon: its samples are
+// drawn from D(h)·(n·h) restricted to the h that reflect above it (charlie.h), which gives the same
+// weights n·l. Its level 0 (roughness 0) is the lobe's limit, the mean over n's horizon circle
+// (horizon_ring.h); GGX's level 0 is the source's area average (the mirror's limit).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -26,11 +31,25 @@ namespace bake {
 // level's 6n rows, so that a level of the CPU path advances row by row (minutes at 1024^2).
 constexpr long long kSpecularProgressUnits = 6 * 1024;
 
+// The lobe a chain is prefiltered with.
+enum class SpecularLobe {
+    Ggx,      // GGX (Trowbridge-Reitz), alpha = roughness²: the specular chain
+    Charlie,  // Estevez & Kulla's sheen, alpha = sheenRoughness²: KHR_materials_sheen's chain
+};
+const char* specular_lobe_name(SpecularLobe lobe);  // "GGX", "Charlie"
+
 struct SpecularSettings {
+    SpecularLobe lobe = SpecularLobe::Ggx;
     int base_size = 256;      // face size of level 0 (a power of two)
     int last_size = 1;        // face size of the last level (a power of two, at most base_size): roughness 1 there
     // Levels base_size .. last_size, level i for roughness i / (levels - 1).
     int levels() const;
+    // The chain's length, for --specular-levels N (Bevy once wanted a fixed count) and
+    // --specular-min-size S (glTF viewers read down to 16²): last_size = base_size >> (N - 1), or S.
+    // Throw std::invalid_argument unless 1 <= N <= specular_level_count(base_size), or S is a power of
+    // two in [1, base_size]. Set base_size first.
+    void set_levels(int count);
+    void set_min_size(int size);
     int source_size = 0;      // face size of the source cube the lobe is integrated over; 0: default_specular_source_size
     int samples = 1024;       // GGX samples per output texel of level 1 on the GPU; see specular_level_samples
     double lod_bias = 1.0;    // added to the mip level each sample reads (Karis 2013: +1 smooths the few-sample case)
@@ -72,9 +91,14 @@ int specular_level_samples(int samples, int level);
 struct SpecularSample {
     float x, y, z, lod;
 };
-// `samples` Hammersley points through the GGX NDF for alpha = roughness², with Karis' mip-filtered
-// sampling: lod = max(0, ½·log2(Ω_s / Ω_p) + lod_bias), Ω_s = 1 / (samples · pdf(l)), Ω_p = 4π/(6·source_size²).
-std::vector<SpecularSample> specular_sample_set(double roughness, int samples, int source_size, double lod_bias);
+// `samples` Hammersley points through the lobe for alpha = roughness² (GGX: its NDF; Charlie:
+// sample_charlie_lobe), with Karis' mip-filtered sampling: lod = max(0, ½·log2(Ω_s / Ω_p) + lod_bias),
+// Ω_s = 1 / (samples · pdf(l)), Ω_p = 4π/(6·source_size²). Charlie at roughness 0: `samples`
+// directions evenly spaced on the horizon circle (horizon_ring.h), z = kHorizonSampleZ so that
+// their weights are equal, Ω_s = (2π / samples)².
+constexpr float kHorizonSampleZ = 1.0f / (1 << 20);
+std::vector<SpecularSample> specular_sample_set(double roughness, int samples, int source_size, double lod_bias,
+                                                SpecularLobe lobe = SpecularLobe::Ggx);
 
 // What the prefilter reads. Importance sampling errs in proportion to what a few samples see:
 // a sun of 1e4 on a few texels is off by percents. So the input's own texels whose |luminance|
@@ -138,24 +162,30 @@ SpecularInput prepare_specular_input(const CubeMap& source, int threads = 0, dou
                                      int max_bright = kMaxBrightTexels);
 
 // ∫ W(n, l) dl over the sphere, W = max(0, n·l)·D(h): the weight the bright texels are divided by
-// (2π ∫₀¹ c·D(√((1+c)/2)) dc, composite Simpson in theta, relative error below 1e-9).
-double specular_lobe_integral(double alpha);
+// (GGX: 2π ∫₀¹ c·D(√((1+c)/2)) dc, composite Simpson in theta, relative error below 1e-9; Charlie:
+// charlie_lobe_integral, in closed form, for the lobe without its constant 2^(-1/(2 alpha))).
+double specular_lobe_integral(double alpha, SpecularLobe lobe = SpecularLobe::Ggx);
+// The lobe W at c = n·l, 1 - c given apart (Charlie: charlie_lobe, scaled as its integral above).
+double specular_lobe_weight(double c, double one_minus_c, double alpha, SpecularLobe lobe = SpecularLobe::Ggx);
 
 // Parts a side a bright texel of angular size `extent` (radians; its longer side) is cut into at
 // roughness r, so that the lobe (about 2·alpha wide) varies little within a part,
 // ceil(8 · extent / (2 alpha)), and so that a part across an output direction's horizon, where
 // W has a kink the rule takes for smooth, is at most kBrightPartExtent wide (large texels of
 // small inputs only: 512 x 256 texels are 0.012 rad); at most 8. Each part is summed at the
-// 2 x 2 Gauss-Legendre nodes.
+// 2 x 2 Gauss-Legendre nodes. Charlie's kink is at its ring's foot (W rises from 0 to its peak within
+// 2 alpha of the horizon): its parts are at most kCharlieBrightPartAlphas · alpha wide there too.
 constexpr double kBrightPartExtent = 0.02;
-int specular_bright_subdivision(double roughness, double extent);
+constexpr double kCharlieBrightPartAlphas = 0.5;
+int specular_bright_subdivision(double roughness, double extent, SpecularLobe lobe = SpecularLobe::Ggx);
 
 // The bright texels' parts for one level: direction (xyz) and solid angle (w), then excess (xyz).
-std::vector<float> specular_bright_parts(const SpecularInput& input, double roughness);
+// None for Charlie's level 0 (roughness 0), whose bright texels HorizonBright sums.
+std::vector<float> specular_bright_parts(const SpecularInput& input, double roughness, SpecularLobe lobe = SpecularLobe::Ggx);
 
 // The GPU path's estimator on the CPU, in double (the fallback without OpenGL): the same sample
 // sets, each read with seamless trilinear filtering of the capped mip chain (sample_cube_bilinear),
-// plus the bright texels' exact sum.
+// plus the bright texels' exact sum. settings.lobe: GGX or Charlie (whose level 0 is estimated too).
 std::vector<CubeMap> prefilter_specular_sampled(const SpecularInput& input, const SpecularSettings& settings,
                                                 int threads = 0);
 
@@ -168,12 +198,15 @@ void sample_cube_bilinear(const CubeMap& level, const Vec3& d, double out[3]);
 // into k x k parts where the lobe is narrow next to it (k from the texel's angular size, the lobe
 // width alpha and its angular distance from n; at most 32), so that the lobe's variation inside a
 // part stays below an eighth of its scale, each part summed at the 2 x 2 Gauss-Legendre nodes
-// (fourth order). roughness 0 returns the texel n falls in.
-void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughness, double out[3]);
+// (fourth order). roughness 0 returns the texel n falls in (GGX), or the mean over n's horizon
+// circle, every texel weighted by the length of the circle inside it (Charlie).
+void prefilter_specular_at(const CubeMap& source, const Vec3& n, double roughness, double out[3],
+                           SpecularLobe lobe = SpecularLobe::Ggx);
 
-// The whole chain by the reference: level i for roughness i/(levels-1), level 0 as specular_level_zero.
-// O(outputs x source texels): for checking, on small sizes.
-std::vector<CubeMap> prefilter_specular_cpu(const CubeMap& source, int base_size, int threads = 0);
+// The whole chain by the reference: level i for roughness i/(levels-1), level 0 as specular_level_zero
+// (GGX) or prefilter_specular_at (Charlie). O(outputs x source texels): for checking, on small sizes.
+std::vector<CubeMap> prefilter_specular_cpu(const CubeMap& source, int base_size, int threads = 0,
+                                            SpecularLobe lobe = SpecularLobe::Ggx);
 
 // How far a chain is from a reference chain, per level: max |a - b| over the level's max |b|
 // (the measure of the 1e-3 target) and the mean of |a - b| / |b| over texels with
