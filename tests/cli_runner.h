@@ -29,10 +29,11 @@ inline bool file_exists(const std::string& path) { return std::ifstream(path).go
 // The SH error warning (--warn-error, default 5%) fires on most real maps. Tests about other
 // stderr lines turn it off, unless their arguments set --warn-error themselves
 // (test_cli_sh_error.cpp tests the warning).
-// A run of --dfg alone (args starting "--dfg ") bakes no environment, and --merge-reports joins
-// reports: there --warn-error would be a usage error (an option without effect).
+// A run of --dfg or --sheen-lut alone (args starting with them) bakes no environment, and
+// --merge-reports joins reports: there --warn-error would be a usage error (an option without effect).
 inline std::string with_sh_warning_off(const std::string& args) {
-    if (args.rfind("--dfg ", 0) == 0 || args.rfind("--merge-reports ", 0) == 0) return args;
+    for (const char* alone : {"--dfg ", "--sheen-lut ", "--merge-reports "})
+        if (args.rfind(alone, 0) == 0) return args;
     return args.find("--warn-error") == std::string::npos ? args + " --warn-error 1e300" : args;
 }
 

@@ -63,9 +63,10 @@ Bake::~Bake() {
 }
 
 // Whether a batch input's backend is handed the next input (Backend::set_next_input): not when
-// something after the chain still reads this input's texels or source there (--compare, --gltf).
+// something after the chain still reads this input's texels or source there (--compare, --gltf,
+// --sheen).
 bool Bake::sends_ahead(const BakeJob& job) const {
-    return next_input_ && !job.specular.empty() && !s_.compare && job.gltf.empty();
+    return next_input_ && !job.specular.empty() && !s_.compare && job.gltf.empty() && job.sheen.empty();
 }
 
 bool Bake::cells_on_gpu(bool gpu_there) const {
@@ -82,7 +83,7 @@ struct Bake::State {
     AnalysisCells cells;
     std::optional<Image> map;          // the irradiance map, when an output needs one
     double map_ms = 0;
-    std::optional<SpecularBake> specular, gltf_chain;
+    std::optional<SpecularBake> specular, gltf_chain, sheen;
     std::optional<CheckFailed> failed_compare;
     // analyse()'s CPU half, joined by finish_analysis(); last, so that an exception's unwinding
     // waits for it before the members it reads go.
@@ -92,7 +93,7 @@ struct Bake::State {
 BakeOutcome Bake::compute(const BakeJob& job, const std::function<LoadedInput()>& get_loaded, FileReport& rep) {
     std::optional<CoefficientsDocument> golden = read_golden(job);
     log_.stage("load");
-    State st{job, rep, get_loaded(), {}, {}, {}, {}, 0, {}, {}, {}, {}};
+    State st{job, rep, get_loaded(), {}, {}, {}, {}, 0, {}, {}, {}, {}, {}};
     rep.timings.load = st.loaded.load_ms;
     rep.files = st.loaded.record.inputs;
     rep.layout = layout_name(st.loaded.env.layout);
@@ -121,7 +122,7 @@ BakeOutcome Bake::compute(const BakeJob& job, const std::function<LoadedInput()>
     // The specular stage runs beside the analysis' CPU half (the exact irradiance at the report's
     // directions: 4-8 ms on the H200 machine) unless --compare reads the analysis first: the
     // chain depends on the texels alone, and on the GPU path it is mostly waiting for the GPU.
-    const bool chain_wanted = !job.specular.empty() || !job.gltf.empty();
+    const bool chain_wanted = !job.specular.empty() || !job.gltf.empty() || !job.sheen.empty();
     const bool beside = chain_wanted && !s_.compare;
     analyse(st, beside);
     if (beside) specular(st);
@@ -134,7 +135,9 @@ BakeOutcome Bake::compute(const BakeJob& job, const std::function<LoadedInput()>
     const SpecularBake* chain = st.specular ? &*st.specular : nullptr;
     check_float_range(job.label, st.loaded.record, map, chain);
     if (st.gltf_chain) check_float_range(job.label, st.loaded.record, nullptr, &*st.gltf_chain);
-    for (const std::string& w : clipping_warnings(job, s_, map, chain, st.gltf_chain ? &*st.gltf_chain : nullptr)) {
+    if (st.sheen) check_float_range(job.label, st.loaded.record, nullptr, &*st.sheen);
+    for (const std::string& w : clipping_warnings(job, s_, map, chain, st.sheen ? &*st.sheen : nullptr,
+                                                  st.gltf_chain ? &*st.gltf_chain : nullptr)) {
         rep.warnings.push_back(w);
         log_.warning(w);
     }
@@ -146,6 +149,7 @@ BakeOutcome Bake::compute(const BakeJob& job, const std::function<LoadedInput()>
     out.map = std::move(st.map);
     out.specular = std::move(st.specular);
     out.gltf_chain = std::move(st.gltf_chain);
+    out.sheen = std::move(st.sheen);
     out.golden = std::move(golden);
     out.failed_compare = std::move(st.failed_compare);
     out.sun = std::move(st.loaded.sun);
@@ -159,6 +163,7 @@ void write_outcome(const BakeJob& job, const BakeSettings& settings, const BakeO
     const Stopwatch write_watch;
     write_outputs(BakeProducts{job, settings, o.env ? &*o.env : nullptr, o.record, o.map ? &*o.map : nullptr,
                                o.specular ? &*o.specular : nullptr, o.gltf_chain ? &*o.gltf_chain : nullptr,
+                               o.sheen ? &*o.sheen : nullptr,
                                o.sun ? &*o.sun : nullptr},
                   rep, before_commit);
     rep.timings.write = write_watch.ms();
@@ -170,6 +175,7 @@ void release_written(BakeOutcome& o) {
     o.map.reset();
     o.specular.reset();
     o.gltf_chain.reset();
+    o.sheen.reset();
 }
 
 // --golden: the check and its lines (stdout: a failure always, a pass unless --quiet), after the
@@ -291,6 +297,13 @@ void Bake::specular(State& st) {
         const SpecularInput* source = st.specular ? &st.specular->input : nullptr;
         st.gltf_chain = devices_.run(Operation::Specular, st.job.label, [&](Backend& b) {
             return bake_specular(st.loaded.env, gltf, b, s_.threads, source, split);
+        });
+    }
+    if (!st.job.sheen.empty()) {
+        // The Charlie chain (--sheen) from the same source.
+        const SpecularInput* source = st.specular ? &st.specular->input : st.gltf_chain ? &st.gltf_chain->input : nullptr;
+        st.sheen = devices_.run(Operation::Specular, st.job.label, [&](Backend& b) {
+            return bake_specular(st.loaded.env, s_.sheen, b, s_.threads, source, split);
         });
     }
     if (!st.specular) return;

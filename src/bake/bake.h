@@ -40,7 +40,7 @@ struct BakeOutcome {
     BakeRecord record;
     std::optional<Environment> env;  // kept for --preview only, which draws the input
     std::optional<Image> map;        // the irradiance map, when an output needs one
-    std::optional<SpecularBake> specular, gltf_chain;
+    std::optional<SpecularBake> specular, gltf_chain, sheen;
     std::optional<CoefficientsDocument> golden;  // read before any work, checked after the outputs
     std::optional<CheckFailed> failed_compare;
     std::optional<Sun> sun;  // --extract-sun: the sun taken out, for the glTF and --sun-format

@@ -38,6 +38,8 @@ struct BakeSettings {
     double tolerance = 1e-5;          // --compare
     GoldenTolerance golden;
     SpecularSettings specular;        // base_size and samples
+    SpecularSettings sheen;           // --sheen: the same, with the Charlie lobe
+    double rotate_degrees = 0;        // --rotate: turned about +Y before anything
     KtxWriteOptions ktx;              // every .ktx2 output (--ktx-format, --ktx-zstd)
     KtxCubeConvention ktx_convention = KtxCubeConvention::Gl;  // .ktx2 cubes: whose lookup (--ktx-convention)
     int gltf_last_size = kGltfLastSize;
@@ -60,6 +62,7 @@ struct BakeJob {
     bool named = false;                // the outputs come from --name patterns (a batch), not -o
     std::string golden, preview;
     std::string specular;              // may hold {level}
+    std::string sheen;                 // may hold {level}
     std::vector<std::pair<ShaderLanguage, std::string>> emits;
     std::string gltf;                                            // --gltf: .gltf or .glb
     std::vector<std::pair<std::string, std::string>> sh_formats;  // --sh-format: engine, file

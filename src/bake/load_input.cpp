@@ -7,6 +7,7 @@
 
 #include "errors.h"
 #include "exact_irradiance.h"
+#include "rotate.h"
 #include "sh_error.h"
 #include "stopwatch.h"
 #include "sun_lights.h"
@@ -111,6 +112,16 @@ LoadedInput load_input(const BakeJob& job, const BakeSettings& settings, bool ce
         l.warnings.push_back("warning: " + label + ": " + std::to_string(stats.negative) + " negative values (min " + min +
                              (settings.clamp_negative ? "), clamped to 0" : "), kept; --clamp-negative sets them to 0"));
     }
+    if (settings.rotate_degrees != 0) {  // before everything else reads the texels
+        const RotationKind kind = rotate_environment(env, settings.rotate_degrees, settings.threads);
+        record.rotation = {{"degrees", settings.rotate_degrees}, {"method", rotation_kind_name(kind)}};
+        if (kind == RotationKind::Resampled) {
+            char deg[32];
+            std::snprintf(deg, sizeof deg, "%g", settings.rotate_degrees);
+            l.warnings.push_back("notice: " + label + ": a cube turned by " + deg +
+                                 " degrees, not a multiple of 90: resampled (exact for lat-long maps by whole columns)");
+        }
+    }
     if (settings.extract_sun) {
         // Before anything reads the texels (the report's cells, the bright split, the upload): every
         // product is baked from the map without its sun.
@@ -127,7 +138,7 @@ LoadedInput load_input(const BakeJob& job, const BakeSettings& settings, bool ce
     l.load_ms = watch.ms();
     if (!cells_on_gpu || env.is_cube()) l.cells = build_analysis_cells(env, settings.exact_map, settings.threads);
     trace_event("decoded");
-    if (!job.specular.empty() || !job.gltf.empty()) l.bright = split_specular_bright(env, settings.threads);
+    if (!job.specular.empty() || !job.gltf.empty() || !job.sheen.empty()) l.bright = split_specular_bright(env, settings.threads);
     trace_event("bright split");
     return l;
 }

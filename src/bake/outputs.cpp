@@ -12,6 +12,8 @@
 #include "file_guard.h"
 #include "dfg.h"
 #include "dfg_files.h"
+#include "sheen_lut.h"
+#include "sheen_lut_files.h"
 #include "engine_sh.h"
 #include "gltf_ibl.h"
 #include "ibl_dds.h"
@@ -140,9 +142,14 @@ std::vector<JobFile> job_files(const BakeJob& job, const BakeSettings& settings)
     auto written = [&](const std::string& path, const char* option) { files.push_back({path, option, JobFile::Write}); };
     // In write_outputs' order.
     if (!job.specular.empty()) {
-        const int levels = has_level_placeholder(job.specular) ? specular_level_count(settings.specular.base_size) : 1;
+        const int levels = has_level_placeholder(job.specular) ? settings.specular.levels() : 1;
         for (int level = 0; level < levels; ++level)
             written(levels > 1 ? expand_level_placeholder(job.specular, level) : job.specular, "--specular");
+    }
+    if (!job.sheen.empty()) {
+        const int levels = has_level_placeholder(job.sheen) ? settings.sheen.levels() : 1;
+        for (int level = 0; level < levels; ++level)
+            written(levels > 1 ? expand_level_placeholder(job.sheen, level) : job.sheen, "--sheen");
     }
     for (const std::string& out : job.outputs) written(out, job.named ? "--name" : "--output");
     if (!job.preview.empty()) written(job.preview, "--preview");
@@ -186,7 +193,8 @@ bool outputs_need_map(const BakeJob& job) {
 }
 
 std::vector<std::string> clipping_warnings(const BakeJob& job, const BakeSettings& settings, const Image* map,
-                                           const SpecularBake* specular, const SpecularBake* gltf_chain) {
+                                           const SpecularBake* specular, const SpecularBake* sheen,
+                                           const SpecularBake* gltf_chain) {
     std::vector<std::string> lines;
     char share[32];
     const TextureFormat format = settings.ktx.format;
@@ -201,6 +209,8 @@ std::vector<std::string> clipping_warnings(const BakeJob& job, const BakeSetting
     };
     if (specular && texture_file(job.specular))
         say(job.specular, measure_clipping(format, cube_chain_images(specular->chain), TextureDomain::Cube));
+    if (sheen && texture_file(job.sheen))
+        say(job.sheen, measure_clipping(format, cube_chain_images(sheen->chain), TextureDomain::Cube));
     if (map)
         for (const std::string& out : job.outputs) {
             if (!texture_file(out)) continue;
@@ -221,6 +231,15 @@ std::vector<std::string> clipping_warnings(const BakeJob& job, const BakeSetting
         }
     }
     return lines;
+}
+
+void write_sheen_lut_table(const std::string& path, int size, int threads, const KtxWriteOptions& ktx) {
+    const Image table = compute_sheen_lut(size, threads);
+    KtxWriteOptions options = ktx;  // as the DFG table: no HDR colour for BC6H
+    if (options.format == TextureFormat::Bc6hUFloat) options.format = TextureFormat::Rgba16Float;
+    if (has_extension(path, ".png")) write_sheen_lut_png16(path, table);
+    else if (has_extension(path, ".ktx2")) write_sheen_lut_ktx2(path, table, options);
+    else write_sheen_lut_exr(path, table);
 }
 
 void write_dfg_table(const std::string& path, int size, int threads, const KtxWriteOptions& ktx) {
@@ -249,6 +268,27 @@ void injected_commit_delay(const std::string& label) {
 
 }  // namespace
 
+namespace {
+
+// A chain's file (--specular, --sheen): EXR (one mip-mapped file, or one a level), KTX2 or DDS, from
+// its BC6H blocks when they were made where it was. Returns the files written.
+std::vector<std::string> write_chain(const std::string& path, const SpecularBake& bake, const BakeSettings& s) {
+    const bool blocks = !bake.bc6h.levels.empty();
+    if (has_extension(path, ".ktx2")) {
+        if (blocks) write_specular_ktx2(path, bake.bc6h, s.ktx, s.ktx_convention, {}, bake.settings.lobe);
+        else write_specular_ktx2(path, bake.chain, s.ktx, s.ktx_convention, {}, bake.settings.lobe);
+        return {path};
+    }
+    if (has_extension(path, ".dds")) {
+        if (blocks) write_specular_dds(path, bake.bc6h);
+        else write_specular_dds(path, bake.chain, dds_options(s.ktx), s.ktx_convention);
+        return {path};
+    }
+    return write_specular(path, bake);
+}
+
+}  // namespace
+
 void write_outputs(const BakeProducts& p, FileReport& rep, const std::function<void()>& before_commit) {
     const BakeJob& job = p.job;
     FileReport written;  // what goes into rep once the whole set is in place
@@ -256,19 +296,14 @@ void write_outputs(const BakeProducts& p, FileReport& rep, const std::function<v
     {
         const OutputSet::Scope every_write_joins_the_set(set);
         if (p.specular) {
-            std::vector<std::string> files = {job.specular};
-            const bool blocks = !p.specular->bc6h.levels.empty();  // encoded where the chain was made
-            if (has_extension(job.specular, ".ktx2")) {
-                if (blocks) write_specular_ktx2(job.specular, p.specular->bc6h, p.settings.ktx, p.settings.ktx_convention);
-                else write_specular_ktx2(job.specular, p.specular->chain, p.settings.ktx, p.settings.ktx_convention);
-            } else if (has_extension(job.specular, ".dds")) {
-                if (blocks) write_specular_dds(job.specular, p.specular->bc6h);
-                else write_specular_dds(job.specular, p.specular->chain, dds_options(p.settings.ktx), p.settings.ktx_convention);
-            } else {
-                files = write_specular(job.specular, *p.specular);
-            }
+            const std::vector<std::string> files = write_chain(job.specular, *p.specular, p.settings);
             written.outputs.insert(written.outputs.end(), files.begin(), files.end());
             written.specular = specular_json(*p.specular, files);
+        }
+        if (p.sheen) {
+            const std::vector<std::string> files = write_chain(job.sheen, *p.sheen, p.settings);
+            written.outputs.insert(written.outputs.end(), files.begin(), files.end());
+            written.sheen = specular_json(*p.sheen, files);
         }
         for (const std::string& out : job.outputs) {
             output_format_for(out)->write(out, p);
@@ -326,6 +361,7 @@ void write_outputs(const BakeProducts& p, FileReport& rep, const std::function<v
         for (std::size_t i = 1; i < written.outputs.size(); ++i) remove_manifest(manifest_path(written.outputs[i]));
     rep.outputs.insert(rep.outputs.end(), written.outputs.begin(), written.outputs.end());
     rep.specular = written.specular;
+    rep.sheen = written.sheen;
     rep.preview = written.preview;
     rep.emitted = written.emitted;
 }

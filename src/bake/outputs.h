@@ -23,6 +23,7 @@ struct BakeProducts {
     const Image* map;               // the irradiance map, when an output needs one
     const SpecularBake* specular;   // --specular
     const SpecularBake* gltf_chain; // --gltf: the chain down to settings.gltf_last_size
+    const SpecularBake* sheen;      // --sheen
     const Sun* sun;                 // --extract-sun: the sun taken out (null: none, or not asked)
 };
 
@@ -74,7 +75,12 @@ bool outputs_need_map(const BakeJob& job);
 // ..."): KTX2 and DDS files of a 16-bit or shared-exponent format stop near 65 000, a glTF's RGBD
 // PNGs at 255 (a sun's texels are cut there).
 std::vector<std::string> clipping_warnings(const BakeJob& job, const BakeSettings& settings, const Image* map,
-                                           const SpecularBake* specular, const SpecularBake* gltf_chain);
+                                           const SpecularBake* specular, const SpecularBake* sheen,
+                                           const SpecularBake* gltf_chain);
+
+// --sheen-lut: the sheen LUT (sheen_lut.h), which depends on no input either: .png 16-bit, .ktx2,
+// else float EXR.
+void write_sheen_lut_table(const std::string& path, int size, int threads, const KtxWriteOptions& ktx);
 
 // --dfg: the split-sum table, which depends on no input (written once a run): .png 16-bit, .ktx2,
 // else float EXR.

@@ -201,7 +201,7 @@ int App::run() {
     const Stopwatch run_watch;
     std::vector<BakeJob> jobs;
     std::unique_ptr<Batch> batch;
-    gpu_work_ = !o_.specular.empty() || !o_.gltf.empty() || o_.irradiance == "exact";
+    gpu_work_ = !o_.specular.empty() || !o_.gltf.empty() || !o_.sheen.empty() || o_.irradiance == "exact";
     RunReport report = new_report(o_, o_.jobs >= 0 ? o_.jobs : default_jobs_ahead());
     report.warnings = run_warnings_;
     // Everything that can refuse the whole run, before any input is baked: usage errors found in
@@ -214,6 +214,10 @@ int App::run() {
         if (!o_.dfg.empty()) {
             write_dfg_table(o_.dfg, o_.dfg_size, o_.threads, settings_.ktx);
             report.outputs.push_back(o_.dfg);
+        }
+        if (!o_.sheen_lut.empty()) {
+            write_sheen_lut_table(o_.sheen_lut, o_.dfg_size, o_.threads, settings_.ktx);
+            report.outputs.push_back(o_.sheen_lut);
         }
         batch = std::make_unique<Batch>(jobs, settings_, BatchSettings{report.settings["jobs"].get<int>(), o_.fail_fast},
                                         std::move(unchanged_));

@@ -55,6 +55,7 @@ std::vector<BakeJob> plan_jobs(const Options& o) {
         if (!o.golden.empty()) job.golden = expand(o.golden, job.label, job.index, "--golden");
         if (!o.preview.empty()) job.preview = expand(o.preview, job.label, job.index, "--preview");
         if (!o.specular.empty()) job.specular = expand(o.specular, job.label, job.index, "--specular", true);
+        if (!o.sheen.empty()) job.sheen = expand(o.sheen, job.label, job.index, "--sheen", true);
         for (const auto& [lang, file] : o.emits)
             job.emits.emplace_back(*parse_shader_language(lang), expand(file, job.label, job.index, "--emit"));
         if (!o.gltf.empty()) job.gltf = expand(o.gltf, job.label, job.index, "--gltf");
@@ -82,6 +83,7 @@ FileGuard run_files(const Options& o, const std::vector<BakeJob>& jobs, const Ba
             if (f.role == JobFile::Manifest) guard.state(f.path, f.option, jobs[i].label);
         }
     if (!o.dfg.empty()) guard.write(o.dfg, "--dfg");
+    if (!o.sheen_lut.empty()) guard.write(o.sheen_lut, "--sheen-lut");
     if (!o.depfile.empty()) guard.write(o.depfile, "--depfile");
     if (!o.report.empty()) guard.write(o.report, "--report");
     return guard;

@@ -4,6 +4,7 @@
 
 #include "environment_loader.h"
 #include "file_names.h"
+#include "ggx.h"
 #include "outputs.h"
 #include "shader_snippet.h"
 
@@ -84,6 +85,20 @@ void check_output_names(const Options& o) {
             throw CLI::ValidationError("--sun-format", "'" + file + "' must end in .json (--sun-format writes JSON)");
         check_file_name(file, "--sun-format");
     }
+    if (!o.sheen.empty()) {
+        if (!has_extension(o.sheen, ".exr") && !is_texture_file(o.sheen))
+            throw CLI::ValidationError("--sheen", "'" + o.sheen + "' must end in .exr, .ktx2 or .dds");
+        if (is_texture_file(o.sheen) && o.sheen.find("{level}") != std::string::npos)
+            throw CLI::ValidationError("--sheen", "'" + o.sheen + "': a " + (has_extension(o.sheen, ".dds") ? "DDS" : "KTX2") +
+                                                      " file holds every level; {level} is for .exr");
+        check_file_name(o.sheen, "--sheen");
+    }
+    if (!o.sheen_lut.empty()) {
+        if (!has_extension(o.sheen_lut, ".exr") && !has_extension(o.sheen_lut, ".png") && !has_extension(o.sheen_lut, ".ktx2"))
+            throw CLI::ValidationError("--sheen-lut", "'" + o.sheen_lut + "' must end in .exr, .png or .ktx2");
+        check_file_name(o.sheen_lut, "--sheen-lut");
+        check_no_placeholder(o.sheen_lut, "--sheen-lut");
+    }
     if (!o.dfg.empty()) {
         if (!has_extension(o.dfg, ".exr") && !has_extension(o.dfg, ".png") && !is_texture_file(o.dfg))
             throw CLI::ValidationError("--dfg", "'" + o.dfg + "' must end in .exr, .png, .ktx2 or .dds");
@@ -127,8 +142,8 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
                                    "--fail-fast", "--timings", "--clamp-negative", "--replace-nonfinite",
                                    "--max-pixels", "--output", "--out-dir", "--name", "--shard", "--depfile",
                                    "--skip-unchanged", "--gltf", "--sh-format", "--ktx-convention", "--extract-sun",
-                                   "--sun-format"})
-            if (given(option)) refuse(option, "without an input (--dfg alone bakes no environment)");
+                                   "--sun-format", "--sheen", "--rotate", "--specular-levels", "--specular-min-size"})
+            if (given(option)) refuse(option, "without an input (--dfg and --sheen-lut alone bake no environment)");
         return;
     }
     auto needs_map = [](const std::string& n) {
@@ -149,10 +164,22 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
     }
     if (given("--tolerance") && !o.compare && o.golden.empty()) refuse("--tolerance", "without --compare or --golden");
     if (given("--abs-tolerance") && o.golden.empty()) refuse("--abs-tolerance", "without --golden");
-    if (o.specular.empty() && o.gltf.empty())
+    if (o.specular.empty() && o.gltf.empty() && o.sheen.empty())
         for (const char* option : {"--specular-size", "--specular-samples"})
-            if (given(option)) refuse(option, "without --specular or --gltf");
-    if (given("--dfg-size") && o.dfg.empty()) refuse("--dfg-size", "without --dfg");
+            if (given(option)) refuse(option, "without --specular, --sheen or --gltf");
+    if (given("--dfg-size") && o.dfg.empty() && o.sheen_lut.empty()) refuse("--dfg-size", "without --dfg or --sheen-lut");
+    if (given("--specular-levels") && given("--specular-min-size"))
+        throw CLI::ValidationError("--specular-levels", "and --specular-min-size both set the chain's length: give one");
+    if (o.specular.empty() && o.sheen.empty())
+        for (const char* option : {"--specular-levels", "--specular-min-size"})
+            if (given(option)) refuse(option, "without --specular or --sheen (--gltf's chain stops at 16x16)");
+    if (given("--specular-levels") && o.specular_levels > specular_level_count(o.specular_size))
+        throw CLI::ValidationError("--specular-levels", std::to_string(o.specular_levels) + " levels from --specular-size " +
+                                                            std::to_string(o.specular_size) + ": at most " +
+                                                            std::to_string(specular_level_count(o.specular_size)));
+    if (given("--specular-min-size") && o.specular_min_size > o.specular_size)
+        throw CLI::ValidationError("--specular-min-size", std::to_string(o.specular_min_size) + " is larger than --specular-size " +
+                                                              std::to_string(o.specular_size));
     if (given("--sun-format") && !o.extract_sun) refuse("--sun-format", "without --extract-sun");
     // --gltf's chain runs from --specular-size down to 16x16 (roughness 1 there): below 32 it would
     // be one level, a mirror, with no rough reflections at all.
@@ -217,8 +244,8 @@ void check_merge_mode(const CLI::App& app, const Options& o) {
 void check_inputs_and_outputs(const Options& o) {
     if (!o.inputs.empty() && !o.faces.empty())
         throw CLI::ValidationError("--faces", "give either input files or --faces with six files, not both");
-    if (!o.has_input() && o.dfg.empty())
-        throw CLI::ValidationError("input", "give an input file (or --faces with six files), or --dfg alone");
+    if (!o.has_input() && o.dfg.empty() && o.sheen_lut.empty())
+        throw CLI::ValidationError("input", "give an input file (or --faces with six files), or --dfg or --sheen-lut alone");
     if (o.batch() && !o.faces.empty())
         throw CLI::ValidationError("--faces", "one environment; for several cubes use {face} patterns as inputs");
     if (!o.outputs.empty() && (!o.out_dir.empty() || !o.names.empty()))
@@ -231,7 +258,7 @@ void check_inputs_and_outputs(const Options& o) {
         throw CLI::ValidationError("--output", "-o names the output of one input; with several inputs use --out-dir "
                                                "and --name patterns");
     if (o.has_input() && o.outputs.empty() && o.names.empty() && o.out_dir.empty() && !o.compare && o.golden.empty() &&
-        o.preview.empty() && o.emits.empty() && o.report.empty() && o.specular.empty() && o.dfg.empty() && o.depfile.empty() &&
+        o.preview.empty() && o.emits.empty() && o.report.empty() && o.specular.empty() && o.sheen.empty() && o.dfg.empty() && o.sheen_lut.empty() && o.depfile.empty() &&
         o.gltf.empty() && o.sh_formats.empty() && o.sun_formats.empty())
         throw CLI::ValidationError("--output", "nothing to do: give -o out.exr and/or -o out.json");
     // Each exact texel sums every cell of the source (up to 131072): beyond 6 x 256^2 outputs

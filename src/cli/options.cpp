@@ -213,7 +213,25 @@ void add_options(CLI::App& app, Options& o, std::string& jobs) {
         ->capture_default_str();
     app.add_option("--dfg", o.dfg, "Write the split-sum DFG table: .exr (float), .png (16-bit), .ktx2 or .dds")
         ->type_name("FILE");
-    app.add_option("--dfg-size", o.dfg_size, "DFG table size")->check(whole_number(1, 1024))->capture_default_str();
+    app.add_option("--dfg-size", o.dfg_size, "Size of the DFG table and the sheen LUT")
+        ->check(whole_number(1, 1024))
+        ->capture_default_str();
+    app.add_option("--sheen", o.sheen, "Write the environment prefiltered with the Charlie (sheen) lobe of "
+                                       "KHR_materials_sheen, as --specular's chain: .exr, .ktx2 or .dds (docs/lobes.md)")
+        ->type_name("FILE");
+    app.add_option("--sheen-lut", o.sheen_lut, "Write the sheen LUT (directional albedo of the Charlie BRDF over N.V and "
+                                               "roughness, as the glTF sample viewer's): .exr, .png (16-bit) or .ktx2")
+        ->type_name("FILE");
+    app.add_option("--specular-levels", o.specular_levels, "The chains' level count, from --specular-size down (level i "
+                                                           "of roughness i/(N-1)); default: down to 1x1")
+        ->check(whole_number(1, 11));
+    app.add_option("--specular-min-size", o.specular_min_size, "The chains' smallest face (a power of two): the last "
+                                                               "level, roughness 1, has this size")
+        ->check(one_of(power_of_two_words(1024)));
+    app.add_option("--rotate", o.rotate, "Turn the environment about +Y by DEG degrees before anything (positive: +X "
+                                         "toward -Z); exact for lat-long maps by whole texel columns")
+        ->type_name("DEG")
+        ->check(finite_number(-1e6, true));
     app.add_option("--gltf", o.gltf, "Write a glTF (.gltf or .glb) with an EXT_lights_image_based light: the SH "
                                      "irradiance and a GGX chain from --specular-size down to 16x16 as RGBD PNGs")
         ->type_name("FILE");
@@ -382,6 +400,10 @@ nlohmann::json output_options(const Options& o) {
     // Options added since the first manifests: stated only when used, so that a manifest written
     // before them still matches a run without them.
     if (o.extract_sun) options["extract_sun"] = true;
+    if (!o.sheen.empty()) options["sheen"] = true;
+    if (o.rotate != 0) options["rotate"] = o.rotate;
+    if (o.specular_levels) options["specular_levels"] = o.specular_levels;
+    if (o.specular_min_size) options["specular_min_size"] = o.specular_min_size;
     if (!sun_formats.empty()) options["sun_format"] = sun_formats;
     if (o.bc6h_quality != "default") options["bc6h_quality"] = o.bc6h_quality;
     return options;
@@ -403,6 +425,8 @@ nlohmann::json command_json(const Options& o) {
             {"specular", o.specular},
             {"gltf", o.gltf},
             {"dfg", o.dfg},
+            {"sheen", o.sheen},
+            {"sheen_lut", o.sheen_lut},
             {"files_of", names},
             {"skip_unchanged", o.skip_unchanged},
             {"fail_fast", o.fail_fast}};
@@ -428,6 +452,11 @@ BakeSettings bake_settings(const Options& o) {
     s.golden.absolute = o.abs_tolerance.value_or(0);
     s.specular.base_size = o.specular_size;
     s.specular.samples = o.specular_samples;
+    if (o.specular_levels) s.specular.set_levels(o.specular_levels);  // (checked against the size by the rules)
+    if (o.specular_min_size) s.specular.set_min_size(o.specular_min_size);
+    s.sheen = s.specular;
+    s.sheen.lobe = SpecularLobe::Charlie;
+    s.rotate_degrees = o.rotate;
     parse_texture_format(o.texture_format, &s.ktx.format);
     s.ktx.bc6h_quality = o.bc6h_quality == "thorough" ? Bc6hQuality::Thorough : Bc6hQuality::Default;
     s.ktx.zstd_level = o.ktx_zstd;

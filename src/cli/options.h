@@ -45,6 +45,11 @@ struct Options {
     int specular_samples = 1024;
     std::string dfg;
     int dfg_size = 128;
+    std::string sheen;                                             // --sheen FILE: the Charlie chain
+    std::string sheen_lut;                                         // --sheen-lut FILE
+    double rotate = 0;                                             // --rotate DEG
+    int specular_levels = 0;                                       // --specular-levels N (0: the full chain)
+    int specular_min_size = 0;                                     // --specular-min-size S (0: 1)
     std::string gltf;                                              // --gltf FILE.gltf|.glb
     std::vector<std::pair<std::string, std::string>> sh_formats;   // --sh-format ENGINE FILE
     bool extract_sun = false;                                      // --extract-sun

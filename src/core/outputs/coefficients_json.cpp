@@ -88,6 +88,7 @@ nlohmann::json to_json(const BakeRecord& r) {
     if (!r.sh_error.is_null()) j["sh_error"] = r.sh_error;
     if (!r.irradiance_map.is_null()) j["irradiance_map"] = r.irradiance_map;
     if (r.sun_asked) j["sun"] = r.sun;
+    if (!r.rotation.is_null()) j["input"]["rotation"] = r.rotation;
     if (r.computed_by == "gpu") {
         j["computed_by"]["renderer"] = r.renderer;
         j["computed_by"]["gl_version"] = r.gl_version;

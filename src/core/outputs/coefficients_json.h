@@ -29,6 +29,7 @@ struct BakeRecord {
     nlohmann::json window;                    // the deringing window applied to the coefficients (null: none given)
     nlohmann::json sh_error;                  // the SH error report (sh_error.h), null when not measured
     nlohmann::json irradiance_map;            // how an irradiance map is made: {"method": "sh" | "exact", ...}
+    nlohmann::json rotation;                  // --rotate: {degrees, method}, null without it
     bool sun_asked = false;                   // --extract-sun: the JSON states "sun"
     nlohmann::json sun;                       // sun_lights.h's sun_json of the sun taken out, or null: none found
 };

@@ -54,6 +54,7 @@ json to_json(const FileReport& f) {
         {"sh_error", f.sh_error},
         {"specular", f.specular},
         {"sun", f.sun},
+        {"sheen", f.sheen},
     };
 }
 

@@ -43,6 +43,7 @@ struct FileReport {
     nlohmann::json window;             // null or window_json(...) (src/bake/analysis.h)
     nlohmann::json sh_error;           // null or the SH error report (sh_error.h)
     nlohmann::json specular;           // null or specular_json(...) (src/bake/specular_stage.h)
+    nlohmann::json sheen;              // null or specular_json(...) of the --sheen chain
     nlohmann::json sun;                // --extract-sun: the sun taken out (sun_lights.h's sun_json), else null
 };
 
