@@ -177,7 +177,7 @@ TEST_CASE("guard: a one-level glTF chain, order 5 in order-3 layouts, and wrong 
     CHECK(fs::is_empty(dir));
     const CliResult size = run_cli(kSample + " -o " + dir + "/irr.json --size 64 --device cpu");
     CHECK(size.exit_code == kExitUsage);
-    CHECK(size.err.find(".exr or .ktx2 output") != std::string::npos);
+    CHECK(size.err.find(".exr, .ktx2 or .dds output") != std::string::npos);
     const CliResult o5 = run_cli(kSample + " --order 5 -o " + dir + "/c.json --sh-format threejs " + dir + "/p.json --device cpu");
     CHECK(o5.exit_code == 0);
     CHECK(o5.err.find("warning: --sh-format threejs takes order 3") != std::string::npos);
@@ -320,8 +320,8 @@ TEST_CASE("guard: --help names every accepted extension and fits the terminal", 
         }
         const std::string flat = std::regex_replace(r.out, std::regex("\\s+"), " ");
         for (const char* said : {".exr: irradiance map", ".json: SH coefficients", ".ktx2: irradiance map",
-                                 "one .exr a level with {level} in the name, or a .ktx2", ".d or .dep",
-                                 "DFG table: .exr (float), .png (16-bit) or .ktx2"})
+                                 ".dds: irradiance map", "one .exr a level with {level} in the name, a .ktx2 or a .dds",
+                                 ".d or .dep", "DFG table: .exr (float), .png (16-bit), .ktx2 or .dds"})
             CHECK(flat.find(said) != std::string::npos);
     }
 }

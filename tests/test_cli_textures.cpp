@@ -100,7 +100,7 @@ TEST_CASE("textures: --texture-format's rules, and its former name", "[cli][text
 }
 
 // Issue 33 #3: a 3e5 sun was cut to 65504 in rgba16f KTX2 without a word.
-TEST_CASE("textures: a format that cuts a sun says so, naming the file; rgba32f keeps it silent", "[cli][textures]") {
+TEST_CASE("textures: a format that cuts a sun says so, naming the file, and rgba32f keeps it silent", "[cli][textures]") {
     const std::string dir = scratch("cli_textures_clip");
     Image sky(64, 32);
     for (float& v : sky.rgb) v = 0.5f;

@@ -154,9 +154,12 @@ void check_option_effects(const CLI::App& app, const Options& o, std::vector<std
                                        : std::any_of(o.outputs.begin(), o.outputs.end(), needs_map);
     const bool map_made = map_written || o.compare;  // --compare compares the maps too
     if (!map_made) {
-        std::string map_formats;  // ".exr or .ktx2", from the registry
+        std::vector<std::string> extensions;  // from the registry
         for (const OutputFormat& f : output_formats())
-            if (f.needs_map) map_formats += std::string(map_formats.empty() ? "" : " or ") + f.extension;
+            if (f.needs_map) extensions.push_back(f.extension);
+        std::string map_formats;  // ".exr, .ktx2 or .dds"
+        for (std::size_t i = 0; i < extensions.size(); ++i)
+            map_formats += (i == 0 ? "" : i + 1 == extensions.size() ? " or " : ", ") + extensions[i];
         const std::string why = "without an irradiance map (an " + map_formats + " output, or --compare)";
         for (const char* option : {"--size", "--output-layout"})
             if (given(option)) refuse(option, why);
