@@ -1,5 +1,6 @@
 #include "gpu_bc6h.h"
 
+#include <algorithm>
 #include <string>
 
 #include "bc6h_tables.h"
@@ -7,15 +8,6 @@
 
 namespace bake {
 namespace {
-
-// Mesa's llvmpipe runs a work group as 8-wide batches in one call and counts every iteration of
-// the loops it did not unroll, in all of them, against one limit (65535, LP_MAX_TGSI_LOOP_ITERATIONS),
-// past which loops end early: with this shader's long search, batches of blocks that searched
-// differently came out wrong (Mesa 22.3). There a work group is one invocation.
-bool is_llvmpipe() {
-    const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
-    return renderer && std::string(renderer).find("llvmpipe") != std::string::npos;
-}
 
 template <typename T, std::size_t N>
 std::string glsl_array(const char* type, const char* name, const std::array<T, N>& values) {
@@ -64,13 +56,10 @@ struct GpuBc6hEncoder::Impl {
     StageTimer timer;
     double last_ms = 0;
 
-    GLuint group = is_llvmpipe() ? 1 : 32;  // invocations a work group: a warp's on hardware
-
     GLuint program(bool buffer) {
         // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
         static const std::string tables = table_defines();
-        return programs.get("bc6h_encode.comp", "#define SH_ORDER 1\n#define WG_SIZE " + std::to_string(group) + "\n" +
-                                                    (buffer ? "#define SOURCE_BUFFER\n" : "") + tables);
+        return programs.get("bc6h_encode.comp", std::string("#define SH_ORDER 1\n") + (buffer ? "#define SOURCE_BUFFER\n" : "") + tables);
     }
 
     // One dispatch a level; the blocks of every level into one buffer, read back once.
@@ -100,9 +89,12 @@ struct GpuBc6hEncoder::Impl {
             glUniform1ui(glGetUniformLocation(program, "u_source_offset"),
                          static_cast<GLuint>(first_texels.empty() ? 0 : first_texels[static_cast<std::size_t>(i)]));
             glUniform1ui(glGetUniformLocation(program, "u_block_offset"), static_cast<GLuint>(first_block[static_cast<std::size_t>(i)]));
-            const auto groups = static_cast<GLuint>((bc6h_block_count(w, h) + group - 1) / group);
+            // A work group a block, in rows of at most 65535 (the least GL_MAX_COMPUTE_WORK_GROUP_COUNT).
+            const std::size_t count = bc6h_block_count(w, h);
+            const auto wide = static_cast<GLuint>(std::min<std::size_t>(count, 65535));
+            const auto high = static_cast<GLuint>((count + wide - 1) / wide);
             timer.begin();
-            glDispatchCompute(groups, 1, static_cast<GLuint>(faces));
+            glDispatchCompute(wide, high, static_cast<GLuint>(faces));
             timer.end();
             check_gl("the BC6H encoding pass");
         }
