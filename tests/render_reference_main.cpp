@@ -4,14 +4,18 @@
 // 1. Runs the CLI on MAP (default: the bundled sample sky), writing what an engine loads: the GGX chain and
 //    the DFG table as KTX2 (rgba32f, and again as rgba16f) and the three.js LightProbe JSON; and, from a second
 //    run with the same settings, the chain as EXR and the coefficients as JSON (our own files, read
-//    back here with our own readers).
+//    back here with our own readers); and the chain as a BC6H DDS (three.js's KTX2Loader 0.187 maps no
+//    BC6H vkFormat; its DDSLoader reads BC6H_UF16).
 // 2. Shades a grid of spheres with the preview's shading (preview_diffuse, preview_specular in
 //    src/core/outputs/preview_image.h): columns = a white Lambertian sphere, then white metals
 //    (F0 = 1) of perceptual roughness 0, 1/3, 2/3, 1; rows = seen from +Z, then from -Z
 //    (orthographic, +Y up, right = (-v) x Y, as the preview draws its spheres).
 // 3. Writes DIR/scene.json (the layout, for tests/js/render/render.mjs to build the same scene in
 //    three.js) and DIR/expected.f32: width x height x 4 little-endian floats, rows top to bottom,
-//    RGB linear radiance and A = 1 where a sphere covers the pixel centre, 0 elsewhere (RGB 0).
+//    RGB linear radiance and A = 1 where a sphere covers the pixel centre, 0 elsewhere (RGB 0); and
+//    DIR/expected_bc6h.f32, the same grid shaded from the chain through our BC6H encoder and decoder
+//    (the CLI's CPU path writes those blocks from the same floats), so that three.js's render of the
+//    DDS is judged on its reading of our blocks, not on what BC6H loses.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.h"
+#include "bc6h.h"
 #include "coefficients_json.h"
 #include "dfg.h"
 #include "preview_image.h"
@@ -60,6 +65,7 @@ int main(int argc, char** argv) {
         for (const char* format : {"rgba32f", "rgba16f"})
             run(common + " --specular '" + dir + "/spec_" + format + ".ktx2' --ktx-format " + format + " --dfg '" + dir +
                 "/dfg_" + format + ".ktx2' --dfg-size " + std::to_string(kDfgSize) + " --sh-format threejs '" + dir + "/probe.json'");
+        run(common + " --specular '" + dir + "/spec_bc6h.dds' --texture-format bc6h");
         // What we shade with: the same bake as EXR and JSON.
         run(common + " --specular '" + dir + "/spec.exr' -o '" + dir + "/irr.json'");
 
@@ -75,32 +81,41 @@ int main(int argc, char** argv) {
         const std::vector<Vec3> views = {{0, 0, 1}, {0, 0, -1}};
         const int cols = static_cast<int>(spheres.size()), rows = static_cast<int>(views.size());
         const int width = cols * kCell, height = rows * kCell;
-        std::vector<float> image(static_cast<std::size_t>(width) * height * 4, 0.0f);
-        for (int row = 0; row < rows; ++row) {
-            const Vec3 v = views[static_cast<std::size_t>(row)];
-            const Vec3 right{v.z, 0, -v.x};
-            for (int col = 0; col < cols; ++col) {
-                const Sphere& s = spheres[static_cast<std::size_t>(col)];
-                for (int r = 0; r < kCell; ++r)
-                    for (int c = 0; c < kCell; ++c) {
-                        const double x = 2.0 * (c + 0.5) / kCell - 1.0, y = 1.0 - 2.0 * (r + 0.5) / kCell;
-                        const double r2 = x * x + y * y;
-                        if (r2 >= 1.0) continue;
-                        const double w = std::sqrt(1.0 - r2);
-                        const Vec3 n{x * right.x + w * v.x, y, x * right.z + w * v.z};
-                        const Rgb out = std::string(s.material) == "diffuse" ? preview_diffuse(irradiance, n)
-                                                                             : preview_specular(chain, dfg, s.roughness, n, v);
-                        float* px = &image[((static_cast<std::size_t>(row) * kCell + r) * width + col * kCell + c) * 4];
-                        for (int ch = 0; ch < 3; ++ch) px[ch] = static_cast<float>(out[ch]);
-                        px[3] = 1.0f;
-                    }
+        const auto shade = [&](const std::vector<CubeMap>& specular) {
+            std::vector<float> image(static_cast<std::size_t>(width) * height * 4, 0.0f);
+            for (int row = 0; row < rows; ++row) {
+                const Vec3 v = views[static_cast<std::size_t>(row)];
+                const Vec3 right{v.z, 0, -v.x};
+                for (int col = 0; col < cols; ++col) {
+                    const Sphere& s = spheres[static_cast<std::size_t>(col)];
+                    for (int r = 0; r < kCell; ++r)
+                        for (int c = 0; c < kCell; ++c) {
+                            const double x = 2.0 * (c + 0.5) / kCell - 1.0, y = 1.0 - 2.0 * (r + 0.5) / kCell;
+                            const double r2 = x * x + y * y;
+                            if (r2 >= 1.0) continue;
+                            const double w = std::sqrt(1.0 - r2);
+                            const Vec3 n{x * right.x + w * v.x, y, x * right.z + w * v.z};
+                            const Rgb out = std::string(s.material) == "diffuse" ? preview_diffuse(irradiance, n)
+                                                                                 : preview_specular(specular, dfg, s.roughness, n, v);
+                            float* px = &image[((static_cast<std::size_t>(row) * kCell + r) * width + col * kCell + c) * 4];
+                            for (int ch = 0; ch < 3; ++ch) px[ch] = static_cast<float>(out[ch]);
+                            px[3] = 1.0f;
+                        }
+                }
             }
-        }
-        {
-            std::ofstream out(dir + "/expected.f32", std::ios::binary);
+            return image;
+        };
+        std::vector<CubeMap> bc6h_chain = chain;
+        for (CubeMap& level : bc6h_chain)
+            for (Image& face : level.faces)
+                face = bc6h_decode_image(bc6h_encode_images({&face}, Bc6hQuality::Default).data(), face.width, face.height);
+        const auto write_f32 = [&](const std::string& name, const std::vector<float>& image) {
+            std::ofstream out(dir + "/" + name, std::ios::binary);
             out.write(reinterpret_cast<const char*>(image.data()), static_cast<std::streamsize>(image.size() * sizeof(float)));
-            if (!out) throw std::runtime_error(dir + "/expected.f32: cannot write");
-        }
+            if (!out) throw std::runtime_error(dir + "/" + name + ": cannot write");
+        };
+        write_f32("expected.f32", shade(chain));
+        write_f32("expected_bc6h.f32", shade(bc6h_chain));
         json scene;
         scene["width"] = width;
         scene["height"] = height;
@@ -110,7 +125,8 @@ int main(int argc, char** argv) {
         scene["dfg_size"] = kDfgSize;
         scene["files"] = {{"specular", "spec_rgba32f.ktx2"}, {"dfg", "dfg_rgba32f.ktx2"},
                           {"specular_rgba16f", "spec_rgba16f.ktx2"}, {"dfg_rgba16f", "dfg_rgba16f.ktx2"},
-                          {"probe", "probe.json"}, {"expected", "expected.f32"}};
+                          {"specular_bc6h_dds", "spec_bc6h.dds"}, {"probe", "probe.json"}, {"expected", "expected.f32"},
+                          {"expected_bc6h", "expected_bc6h.f32"}};
         scene["views"] = json::array();
         for (const Vec3& v : views) scene["views"].push_back({v.x, v.y, v.z});
         scene["spheres"] = json::array();

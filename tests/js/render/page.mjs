@@ -13,6 +13,8 @@
 //                    A + B (NEAREST at uv = (N.V, r)): the split sum as our preview computes it; chain and
 //                    table in rgba32f (float32 textures, filtered linearly: OES_texture_float_linear).
 //   shader_rgba16f:  the same from the rgba16f files (the tool's default format).
+//   shader_bc6h:     the same chain from the BC6H DDS as three.js's DDSLoader loads it (a CompressedTexture of
+//                    six faces, RGB_BPTC_UNSIGNED: EXT_texture_compression_bptc), the rgba32f DFG table.
 //   standard:        the metals as MeshStandardMaterial (metalness 1, roughness r) with envMap = a
 //                    PMREM that three.js's PMREMGenerator makes from our rgba16f cube as KTX2Loader loaded it.
 //   standard_mirror: the same from our cube mirrored in x (three_cube.mjs's environmentFromKtx2), which
@@ -20,6 +22,7 @@
 // The canvas shows `shader` through Reinhard at exposure 1 / mean (for the screenshot).
 import * as THREE from 'three';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
+import { DDSLoader } from 'three/addons/loaders/DDSLoader.js';
 import { cubeFromKtx2, environmentFromKtx2 } from '/three_cube.mjs';
 
 const status = (window.bakeRender = { done: false, log: [] });
@@ -89,6 +92,17 @@ async function main() {
   const f16 = await load(scene.files.specular_rgba16f, scene.files.dfg_rgba16f);
   if (f32.raw.type !== THREE.FloatType || f16.raw.type !== THREE.HalfFloatType)
     throw new Error(`texture types ${f32.raw.type}, ${f16.raw.type}: not float and half float`);
+  // BC6H: KTX2Loader (0.187) refuses vkFormat 143, so the DDS, which DDSLoader reads.
+  if (!gl.getExtension('EXT_texture_compression_bptc')) throw new Error('no EXT_texture_compression_bptc: BC6H cannot be sampled');
+  const bc6h = await new DDSLoader().loadAsync(`/data/${scene.files.specular_bc6h_dds}`);
+  log(`DDSLoader: ${scene.files.specular_bc6h_dds} -> format ${bc6h.format}, ${bc6h.image.length} faces of ` +
+      `${bc6h.image[0].mipmaps.length} levels`);
+  if (bc6h.format !== THREE.RGB_BPTC_UNSIGNED_Format || bc6h.image.length !== 6 || bc6h.image[0].mipmaps.length !== scene.levels)
+    throw new Error(`${scene.files.specular_bc6h_dds}: not six BC6H faces of ${scene.levels} levels`);
+  bc6h.minFilter = THREE.LinearMipmapLinearFilter;
+  bc6h.magFilter = THREE.LinearFilter;
+  bc6h.generateMipmaps = false;
+  bc6h.needsUpdate = true;
   // X mirrored: +X' = -X and -X' = +X, every face's columns reversed.
   const chainMirror = environmentFromKtx2(f16.raw);
 
@@ -108,6 +122,7 @@ async function main() {
   const metal = {
     shader: (r, centre) => shaderMaterial(f32, r, centre),
     shader_rgba16f: (r, centre) => shaderMaterial(f16, r, centre),
+    shader_bc6h: (r, centre) => shaderMaterial({ chain: bc6h, dfg: f32.dfg }, r, centre),
     standard: (r) => new THREE.MeshStandardMaterial({ color: 0xffffff, metalness: 1, roughness: r, envMap: envs.standard }),
     standard_mirror: (r) => new THREE.MeshStandardMaterial({ color: 0xffffff, metalness: 1, roughness: r, envMap: envs.standard_mirror }),
   };

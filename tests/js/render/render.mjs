@@ -7,7 +7,8 @@
 // of the mean pixel value M, max |d| <= 5% of M, and at most 1% of the sphere pixels covered by one
 // image only. For `shader_rgba16f` (the default format) the max is gated against max(M, the reference
 // pixel's own value) instead: a mirrored sun is thousands of times M, where half floats alone round by
-// 2^-11 of the value. The MeshStandardMaterial renders are measured and printed, not gated. Writes into
+// 2^-11 of the value. `shader_bc6h` (the BC6H DDS) is gated as `shader_rgba16f`, against our shading of
+// the chain our encoder and decoder made (expected_bc6h.f32): what three.js reads of our blocks. The MeshStandardMaterial renders are measured and printed, not gated. Writes into
 // DIR: screenshot.png (the page's canvas), threejs_<variant>.png, reference.png (Reinhard at exposure
 // 1 / M, sRGB, as --preview tone-maps), diff_shader.png (|d| per pixel, white = 5% of M),
 // threejs_shader.f32, render_report.json. Exits 0 (pass), 1 (fail, or chromium/WebGL/page error or timeout).
@@ -25,6 +26,7 @@ const fail = (msg) => { console.error(`engine render: FAIL: ${msg}`); process.ex
 const scene = JSON.parse(readFileSync(join(dir, 'scene.json'), 'utf8'));
 const { width: W, height: H, cell } = scene;
 const expected = readF32(join(dir, scene.files.expected), W, H);
+const expectedBc6h = readF32(join(dir, scene.files.expected_bc6h), W, H);  // our shading of our BC6H blocks, decoded
 
 const { server, base } = await serve({ '/page.html': join(here, 'page.html'), '/page.mjs': join(here, 'page.mjs'), '/three_cube.mjs': join(here, 'three_cube.mjs') },
                                      { '/three/': join(here, '..', 'node_modules', 'three'), '/data/': dir });
@@ -42,8 +44,8 @@ for (const [variant, b64] of Object.entries(result.images)) {
   const got = decodeImage(b64);
   if (got.length !== W * H * 4) fail(`${variant}: ${got.length} floats`);
   png.image(`threejs_${variant}.png`, got);
-  const gate = { shader: 'strict', shader_rgba16f: 'pixel' }[variant] || null;
-  const r = judge(variant, got, expected, scene, M, gate);
+  const gate = { shader: 'strict', shader_rgba16f: 'pixel', shader_bc6h: 'pixel' }[variant] || null;
+  const r = judge(variant, got, variant === 'shader_bc6h' ? expectedBc6h : expected, scene, M, gate);
   if (gate) ok = ok && r.pass;
   if (variant === 'shader') {
     writeFileSync(join(dir, 'threejs_shader.f32'), Buffer.from(got.buffer));
