@@ -33,6 +33,7 @@
 #include "dfg.h"
 #include "preview_image.h"
 #include "specular_io.h"
+#include "sphere_grid.h"
 
 using namespace bake;
 using nlohmann::json;
@@ -82,28 +83,10 @@ int main(int argc, char** argv) {
         const int cols = static_cast<int>(spheres.size()), rows = static_cast<int>(views.size());
         const int width = cols * kCell, height = rows * kCell;
         const auto shade = [&](const std::vector<CubeMap>& specular) {
-            std::vector<float> image(static_cast<std::size_t>(width) * height * 4, 0.0f);
-            for (int row = 0; row < rows; ++row) {
-                const Vec3 v = views[static_cast<std::size_t>(row)];
-                const Vec3 right{v.z, 0, -v.x};
-                for (int col = 0; col < cols; ++col) {
-                    const Sphere& s = spheres[static_cast<std::size_t>(col)];
-                    for (int r = 0; r < kCell; ++r)
-                        for (int c = 0; c < kCell; ++c) {
-                            const double x = 2.0 * (c + 0.5) / kCell - 1.0, y = 1.0 - 2.0 * (r + 0.5) / kCell;
-                            const double r2 = x * x + y * y;
-                            if (r2 >= 1.0) continue;
-                            const double w = std::sqrt(1.0 - r2);
-                            const Vec3 n{x * right.x + w * v.x, y, x * right.z + w * v.z};
-                            const Rgb out = std::string(s.material) == "diffuse" ? preview_diffuse(irradiance, n)
-                                                                                 : preview_specular(specular, dfg, s.roughness, n, v);
-                            float* px = &image[((static_cast<std::size_t>(row) * kCell + r) * width + col * kCell + c) * 4];
-                            for (int ch = 0; ch < 3; ++ch) px[ch] = static_cast<float>(out[ch]);
-                            px[3] = 1.0f;
-                        }
-                }
-            }
-            return image;
+            return render_sphere_grid(cols, views, kCell, [&](int col, const Vec3& n, const Vec3& v) {
+                const Sphere& s = spheres[static_cast<std::size_t>(col)];
+                return std::string(s.material) == "diffuse" ? preview_diffuse(irradiance, n) : preview_specular(specular, dfg, s.roughness, n, v);
+            });
         };
         std::vector<CubeMap> bc6h_chain = chain;
         for (CubeMap& level : bc6h_chain)

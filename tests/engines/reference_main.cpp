@@ -48,6 +48,7 @@
 #include "rgbd.h"
 #include "specular_io.h"
 #include "specular_prefilter.h"
+#include "sphere_grid.h"
 
 using namespace bake;
 using nlohmann::json;
@@ -229,35 +230,18 @@ std::vector<float> shade(const std::vector<CubeMap>& chain, const ShCoefficients
     Image ones(1, 1);
     for (float& v : ones.rgb) v = 1.0f;  // the DFG factor, 1 for F0 = 1 with energy compensation
     static const Image dfg = compute_dfg_table(128);  // for Filament's dielectric: B at (n.v, r)
-    const int cols = static_cast<int>(kSpheres.size()), rows = static_cast<int>(kViews.size());
-    const int width = cols * kCell, height = rows * kCell;
-    std::vector<float> image(static_cast<std::size_t>(width) * height * 4, 0.0f);
-    for (int row = 0; row < rows; ++row) {
-        const Vec3 v = kViews[static_cast<std::size_t>(row)];
-        const Vec3 right{v.z, 0, -v.x};
-        for (int col = 0; col < cols; ++col) {
-            const Sphere& s = kSpheres[static_cast<std::size_t>(col)];
-            for (int r = 0; r < kCell; ++r)
-                for (int c = 0; c < kCell; ++c) {
-                    const double x = 2.0 * (c + 0.5) / kCell - 1.0, y = 1.0 - 2.0 * (r + 0.5) / kCell;
-                    const double r2 = x * x + y * y;
-                    if (r2 >= 1.0) continue;
-                    const double w = std::sqrt(1.0 - r2);
-                    const double flip = shading == Shading::SplitSumMirrorX ? -1 : 1;
-                    const Vec3 n{flip * (x * right.x + w * v.x), y, x * right.z + w * v.z}, view{flip * v.x, v.y, v.z};
-                    const bool metal = std::string(s.material) == "metal";
-                    const bool filament = shading == Shading::FilamentTruth || shading == Shading::FilamentLod;
-                    Rgb out = filament ? filament_pixel(chain, irradiance, dfg, metal, s.roughness, n, v, shading == Shading::FilamentLod)
-                              : metal  ? preview_specular(chain, ones, s.roughness, n, view)
-                                       : preview_diffuse(irradiance, n);
-                    for (double& o : out) o = std::max(o, 0.0);  // no negative light: every engine clamps its output
-                    float* px = &image[((static_cast<std::size_t>(row) * kCell + r) * width + col * kCell + c) * 4];
-                    for (int ch = 0; ch < 3; ++ch) px[ch] = static_cast<float>(out[ch]);
-                    px[3] = 1.0f;
-                }
-        }
-    }
-    return image;
+    const bool filament = shading == Shading::FilamentTruth || shading == Shading::FilamentLod;
+    const double flip = shading == Shading::SplitSumMirrorX ? -1 : 1;
+    return render_sphere_grid(static_cast<int>(kSpheres.size()), kViews, kCell, [&](int col, const Vec3& grid_n, const Vec3& v) {
+        const Sphere& s = kSpheres[static_cast<std::size_t>(col)];
+        const Vec3 n{flip * grid_n.x, grid_n.y, grid_n.z}, view{flip * v.x, v.y, v.z};
+        const bool metal = std::string(s.material) == "metal";
+        Rgb out = filament ? filament_pixel(chain, irradiance, dfg, metal, s.roughness, n, v, shading == Shading::FilamentLod)
+                  : metal  ? preview_specular(chain, ones, s.roughness, n, view)
+                           : preview_diffuse(irradiance, n);
+        for (double& o : out) o = std::max(o, 0.0);  // no negative light: every engine clamps its output
+        return out;
+    });
 }
 
 }  // namespace
