@@ -138,10 +138,6 @@ Rgb brute_force_horizon(const Environment& env, const Vec3& n, int steps = 1 << 
     return {sum[0] / steps, sum[1] / steps, sum[2] / steps};
 }
 
-// A dim sky with a one-texel sun, as the GGX test's.
-Rgb dim_sky(const Vec3& d) { return {0.4 + 0.2 * d.y, 0.35 + 0.1 * d.x, 0.3 - 0.1 * d.z}; }
-const Rgb kSun{5e3, 4e3, 2e3};
-
 std::vector<CubeMap> charlie_chain(const Environment& env, int base) {
     SpecularSettings s;
     s.lobe = SpecularLobe::Charlie;
@@ -267,34 +263,7 @@ TEST_CASE("The horizon circle's arcs: 2π over every texel, and each texel's aga
 TEST_CASE("Charlie levels against a brute force over the input's own texels", "[specular][charlie]") {
     // Within 5e-3 of a level's max; level 1 (the narrowest lobe) within 2e-2, as the GGX chain's.
     // Measured: at most 1.6e-3 at any level, 1.5e-3 at level 0.
-    struct Case {
-        std::string name;
-        Environment env;
-        int base;
-        Vec3 sun;
-    };
-    std::vector<Case> cases;
-    auto latlong = [&](const std::string& name, int w, int h, int row, int col, int base) {
-        Environment env = make_equirect_env(w, h, dim_sky);
-        put(env.equirect.at(row, col), kSun);
-        cases.push_back({name, env, base, equirect_texel_direction(row, col, w, h)});
-    };
-    auto cube = [&](const std::string& name, int n, int face, int row, int col, int base) {
-        Environment env = make_cube_env(n, dim_sky);
-        put(env.cube.faces[static_cast<std::size_t>(face)].at(row, col), kSun);
-        cases.push_back({name, env, base, cube_texel_direction(face, row, col, n)});
-    };
-    latlong("lat-long 97x49 sun", 97, 49, 13, 71, 16);
-    latlong("lat-long 64x32 sun next to the pole", 64, 32, 0, 20, 16);
-    latlong("lat-long 80x40 sun on the equator, base 32", 80, 40, 20, 9, 32);
-    cube("cube 13 sun across y = 0", 13, 4, 6, 8, 16);
-    cube("cube 11 sun", 11, 1, 3, 2, 16);
-    Environment random = make_equirect_env(72, 36, dim_sky);
-    std::mt19937 rng(3);
-    for (float& v : random.equirect.rgb) v = static_cast<float>(std::uniform_real_distribution<double>(0, 2)(rng));
-    put(random.equirect.at(10, 50), kSun);
-    cases.push_back({"lat-long 72x36 random texels and a sun", random, 16, equirect_texel_direction(10, 50, 72, 36)});
-    for (const Case& c : cases) {
+    for (const SunCase& c : one_texel_sun_cases()) {
         const std::vector<double> d = levels_against_input(c.env, charlie_chain(c.env, c.base), c.sun);
         for (std::size_t level = 0; level < d.size(); ++level) {
             INFO(c.name << " level " << level << ": max |chain - brute force| / max " << d[level]);
@@ -306,8 +275,7 @@ TEST_CASE("Charlie levels against a brute force over the input's own texels", "[
 TEST_CASE("The core's Charlie reference agrees with the brute force", "[specular][charlie]") {
     // prefilter_specular_at (what --compare checks a chain against) over a cube's texels, against
     // the brute force above over the same cube taken as the input: roughness 0 by its arcs.
-    Environment env = make_cube_env(13, dim_sky);
-    put(env.cube.faces[4].at(6, 8), kSun);
+    const Environment env = sun_cube(13, 4, 6, 8);
     std::mt19937 rng(7);
     std::normal_distribution<double> g;
     for (double roughness : {0.0, 0.2, 0.5, 1.0}) {
@@ -350,11 +318,9 @@ TEST_CASE("GPU: the Charlie chain against the brute force and the CPU estimator,
         Vec3 sun;
     };
     std::vector<Case> cases;
-    Environment latlong = make_equirect_env(97, 49, dim_sky);
-    put(latlong.equirect.at(13, 71), kSun);
+    const Environment latlong = sun_equirect(97, 49, 13, 71);
     cases.push_back({"lat-long 97x49 sun", latlong, equirect_texel_direction(13, 71, 97, 49)});
-    Environment cube = make_cube_env(13, dim_sky);
-    put(cube.cube.faces[4].at(6, 8), kSun);
+    const Environment cube = sun_cube(13, 4, 6, 8);
     cases.push_back({"cube 13 sun", cube, cube_texel_direction(4, 6, 8, 13)});
     Environment random = make_equirect_env(72, 36, dim_sky);
     std::mt19937 rng(3);
@@ -406,8 +372,7 @@ TEST_CASE("A Charlie chain of fewer levels holds the brute force at its own leve
           "[gpu][specular][charlie]") {
     // Faces 16, 8, 4 at roughness 0, 0.5 and 1 (--specular-levels 3): level 0 the horizon mean, the
     // others against the brute force at roughness i / 2.
-    Environment env = make_cube_env(13, dim_sky);
-    put(env.cube.faces[4].at(6, 8), kSun);
+    const Environment env = sun_cube(13, 4, 6, 8);
     const Vec3 sun = cube_texel_direction(4, 6, 8, 13);
     SpecularSettings s;
     s.lobe = SpecularLobe::Charlie;

@@ -81,8 +81,6 @@ void check_source(GpuSpecularSource& gpu, const Environment& env, int size, cons
     }
 }
 
-Rgb dim_sky(const Vec3& d) { return {0.4 + 0.2 * d.y, 0.35 + 0.1 * d.x, 0.3 - 0.1 * d.z}; }
-
 double integral(const CubeMap& m, int ch) {
     double s = 0;
     for (int f = 0; f < 6; ++f)

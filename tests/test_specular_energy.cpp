@@ -56,23 +56,6 @@ CubeMap tool_level_zero(const Environment& env, int base) {
     return specular_level_zero(cube_mip_chain(make_specular_source(env, default_specular_source_size(env, base))), base);
 }
 
-// A dim sky (0.2 - 0.6, smooth) with one texel of sun (2e3 - 5e3): the case a point-sampled source
-// misses or over-counts.
-Rgb dim_sky(const Vec3& d) { return {0.4 + 0.2 * d.y, 0.35 + 0.1 * d.x, 0.3 - 0.1 * d.z}; }
-const Rgb kSun{5e3, 4e3, 2e3};
-
-Environment sun_equirect(int w, int h, int row, int col) {
-    Environment env = make_equirect_env(w, h, dim_sky);
-    put(env.equirect.at(row, col), kSun);
-    return env;
-}
-
-Environment sun_cube(int n, int face, int row, int col) {
-    Environment env = make_cube_env(n, dim_sky);
-    put(env.cube.faces[static_cast<std::size_t>(face)].at(row, col), kSun);
-    return env;
-}
-
 // The lobe W(n, l) = max(0, n·l)·D(h), h = normalize(n + l), for c = n·l.
 double lobe(double c, double alpha) { return c <= 0 ? 0.0 : c * ggx_d(std::sqrt(0.5 * (1.0 + c)), alpha); }
 
@@ -265,30 +248,7 @@ TEST_CASE("The roughness-1 level is the exact irradiance / pi", "[specular][ener
 TEST_CASE("Specular levels against a brute force over the input's own texels", "[specular][energy]") {
     // Within 5e-3 of a level's max, the first level (the sharpest lobe, r = 1/(levels - 1), which
     // sees the source cube's resolution most) within 2e-2.
-    struct Case {
-        std::string name;
-        Environment env;
-        int base;
-        Vec3 sun;
-    };
-    std::vector<Case> cases;
-    auto latlong = [&](const std::string& name, int w, int h, int row, int col, int base) {
-        cases.push_back({name, sun_equirect(w, h, row, col), base, equirect_texel_direction(row, col, w, h)});
-    };
-    auto cube = [&](const std::string& name, int n, int face, int row, int col, int base) {
-        cases.push_back({name, sun_cube(n, face, row, col), base, cube_texel_direction(face, row, col, n)});
-    };
-    latlong("lat-long 97x49 sun", 97, 49, 13, 71, 16);
-    latlong("lat-long 64x32 sun next to the pole", 64, 32, 0, 20, 16);
-    latlong("lat-long 80x40 sun on the equator, base 32", 80, 40, 20, 9, 32);
-    cube("cube 13 sun across y = 0", 13, 4, 6, 8, 16);
-    cube("cube 11 sun", 11, 1, 3, 2, 16);
-    Environment random = make_equirect_env(72, 36, dim_sky);
-    std::mt19937 rng(3);
-    for (float& v : random.equirect.rgb) v = static_cast<float>(std::uniform_real_distribution<double>(0, 2)(rng));
-    put(random.equirect.at(10, 50), kSun);
-    cases.push_back({"lat-long 72x36 random texels and a sun", random, 16, equirect_texel_direction(10, 50, 72, 36)});
-    for (const Case& c : cases) {
+    for (const SunCase& c : one_texel_sun_cases()) {
         const std::vector<double> d = levels_against_input(c.env, tool_chain(c.env, c.base), c.sun);
         for (std::size_t level = 1; level < d.size(); ++level) {
             INFO(c.name << " level " << level << ": max |chain - brute force| / max " << d[level]);

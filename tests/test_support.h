@@ -50,6 +50,52 @@ inline Environment make_equirect_env(int w, int h, const RadianceFn& fn) {
     return env;
 }
 
+// A dim sky (0.2 - 0.6, smooth) with one texel of sun (2e3 - 5e3): the case a point-sampled source
+// misses or over-counts (the GGX and Charlie chains' brute-force tests).
+inline Rgb dim_sky(const Vec3& d) { return {0.4 + 0.2 * d.y, 0.35 + 0.1 * d.x, 0.3 - 0.1 * d.z}; }
+const Rgb kSun{5e3, 4e3, 2e3};
+
+inline Environment sun_equirect(int w, int h, int row, int col) {
+    Environment env = make_equirect_env(w, h, dim_sky);
+    put(env.equirect.at(row, col), kSun);
+    return env;
+}
+
+inline Environment sun_cube(int n, int face, int row, int col) {
+    Environment env = make_cube_env(n, dim_sky);
+    put(env.cube.faces[static_cast<std::size_t>(face)].at(row, col), kSun);
+    return env;
+}
+
+// The one-texel suns both chains are checked on: lat-long and cube inputs, a sun by a pole and one
+// across y = 0, two chain sizes, and random texels around a sun. `sun` is its direction.
+struct SunCase {
+    std::string name;
+    Environment env;
+    int base;
+    Vec3 sun;
+};
+inline std::vector<SunCase> one_texel_sun_cases() {
+    std::vector<SunCase> cases;
+    auto latlong = [&](const std::string& name, int w, int h, int row, int col, int base) {
+        cases.push_back({name, sun_equirect(w, h, row, col), base, equirect_texel_direction(row, col, w, h)});
+    };
+    auto cube = [&](const std::string& name, int n, int face, int row, int col, int base) {
+        cases.push_back({name, sun_cube(n, face, row, col), base, cube_texel_direction(face, row, col, n)});
+    };
+    latlong("lat-long 97x49 sun", 97, 49, 13, 71, 16);
+    latlong("lat-long 64x32 sun next to the pole", 64, 32, 0, 20, 16);
+    latlong("lat-long 80x40 sun on the equator, base 32", 80, 40, 20, 9, 32);
+    cube("cube 13 sun across y = 0", 13, 4, 6, 8, 16);
+    cube("cube 11 sun", 11, 1, 3, 2, 16);
+    Environment random = make_equirect_env(72, 36, dim_sky);
+    std::mt19937 rng(3);
+    for (float& v : random.equirect.rgb) v = static_cast<float>(std::uniform_real_distribution<double>(0, 2)(rng));
+    put(random.equirect.at(10, 50), kSun);
+    cases.push_back({"lat-long 72x36 random texels and a sun", random, 16, equirect_texel_direction(10, 50, 72, 36)});
+    return cases;
+}
+
 // Random texel values (uniform in [lo, hi)), reproducible.
 inline Environment make_random_cube_env(int n, unsigned seed, float lo = 0.0f, float hi = 1.0f) {
     std::mt19937 rng(seed);
