@@ -225,16 +225,26 @@ void write_atomically(const std::string& path,
     }
 }
 
-void write_text_atomically(const std::string& path, const std::string& text) {
+namespace {
+
+void write_data_atomically(const std::string& path, const char* data, std::size_t size) {
     write_atomically(path, [&](const std::string& tmp) {
         std::ofstream out(tmp, std::ios::binary);
-        out << text;
+        out.write(data, static_cast<std::streamsize>(size));
         out.close();  // errors can surface only when the file is closed
         if (out.fail()) {
             const int err = errno;  // ENOSPC, EDQUOT, EFBIG: the reason is what the user needs
             throw OutputError(path + ": cannot write" + (err ? std::string(": ") + errno_text(err) : std::string()));
         }
     });
+}
+
+}  // namespace
+
+void write_text_atomically(const std::string& path, const std::string& text) { write_data_atomically(path, text.data(), text.size()); }
+
+void write_bytes_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+    write_data_atomically(path, reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
 }  // namespace bake

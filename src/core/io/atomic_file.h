@@ -2,6 +2,7 @@
 // Atomic outputs. One file: written to a temporary in the same folder, flushed, and renamed over
 // its target. Several files of one input: an OutputSet, all or none. Every temporary is a
 // pending file (pending_files.h) until renamed, so a run stopped by a signal leaves none behind.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -20,6 +21,8 @@ void write_atomically(const std::string& path, const std::function<void(const st
 
 // Writes `text` to `path` through write_atomically. Throws OutputError("<path>: <problem>").
 void write_text_atomically(const std::string& path, const std::string& text);
+// The same for bytes (a KTX2 or DDS file made in memory).
+void write_bytes_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes);
 
 // The outputs of one input, all or none. While a Scope of the set lives on a thread, every
 // write_atomically there writes and flushes its temporary and leaves it staged; commit() then

@@ -1,7 +1,6 @@
 #include "dds_writer.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -79,12 +78,7 @@ void write_dds(const std::string& path, const EncodedTexture& texture) {
     } catch (const std::exception& e) {
         throw OutputError(path + ": " + one_line(e.what()));
     }
-    write_atomically(path, [&](const std::string& tmp) {
-        std::FILE* f = std::fopen(tmp.c_str(), "wb");
-        if (!f) throw OutputError(path + ": cannot open the file for writing");
-        const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-        if (std::fclose(f) != 0 || !ok) throw OutputError(path + ": cannot write");
-    });
+    write_bytes_atomically(path, bytes);
 }
 
 }  // namespace bake

@@ -3,7 +3,6 @@
 #include <zstd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -226,12 +225,7 @@ void write_ktx2_file(const std::string& path, const Texture& texture, const KtxW
     } catch (const std::exception& e) {
         throw OutputError(path + ": " + one_line(e.what()));
     }
-    write_atomically(path, [&](const std::string& tmp) {
-        std::FILE* f = std::fopen(tmp.c_str(), "wb");
-        if (!f) throw OutputError(path + ": cannot open the file for writing");
-        const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-        if (std::fclose(f) != 0 || !ok) throw OutputError(path + ": cannot write");
-    });
+    write_bytes_atomically(path, bytes);
 }
 
 }  // namespace
