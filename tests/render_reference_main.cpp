@@ -5,7 +5,8 @@
 //    the DFG table as KTX2 (rgba32f, and again as rgba16f) and the three.js LightProbe JSON; and, from a second
 //    run with the same settings, the chain as EXR and the coefficients as JSON (our own files, read
 //    back here with our own readers); and the chain as a BC6H DDS (three.js's KTX2Loader 0.187 maps no
-//    BC6H vkFormat; its DDSLoader reads BC6H_UF16).
+//    BC6H vkFormat; its DDSLoader reads BC6H_UF16); and with --extract-sun, the LightProbe of what
+//    remains and the sun as a three.js DirectionalLight (--sun-format threejs).
 // 2. Shades a grid of spheres with the preview's shading (preview_diffuse, preview_specular in
 //    src/core/outputs/preview_image.h): columns = a white Lambertian sphere, then white metals
 //    (F0 = 1) of perceptual roughness 0, 1/3, 2/3, 1; rows = seen from +Z, then from -Z
@@ -15,7 +16,10 @@
 //    RGB linear radiance and A = 1 where a sphere covers the pixel centre, 0 elsewhere (RGB 0); and
 //    DIR/expected_bc6h.f32, the same grid shaded from the chain through our BC6H encoder and decoder
 //    (the CLI's CPU path writes those blocks from the same floats), so that three.js's render of the
-//    DDS is judged on its reading of our blocks, not on what BC6H loses.
+//    DDS is judged on its reading of our blocks, not on what BC6H loses; DIR/expected_sun.f32, every
+//    sphere white Lambertian lit by the residual's SH and the sun as a light (E⊥ max(0, n·s) / π, from
+//    the JSON's "sun"), and DIR/truth_diffuse.f32, the same spheres under the exact irradiance of the
+//    whole map (exact_irradiance.h), which neither SH nor SH + light is.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +35,8 @@
 #include "bc6h.h"
 #include "coefficients_json.h"
 #include "dfg.h"
+#include "environment_loader.h"
+#include "exact_irradiance.h"
 #include "preview_image.h"
 #include "specular_io.h"
 #include "sphere_grid.h"
@@ -43,6 +49,7 @@ namespace {
 constexpr int kCell = 96;          // pixels per sphere cell (the sphere's diameter)
 constexpr int kSpecularSize = 64;  // the chain's level 0: 64, 32, ..., 1 (7 levels)
 constexpr int kDfgSize = 32;       // the preview's table size
+constexpr double kPi = 3.14159265358979323846;
 
 void run(const std::string& cmd) {
     if (std::system(cmd.c_str()) != 0) throw std::runtime_error("command failed: " + cmd);
@@ -67,6 +74,8 @@ int main(int argc, char** argv) {
             run(common + " --specular '" + dir + "/spec_" + format + ".ktx2' --ktx-format " + format + " --dfg '" + dir +
                 "/dfg_" + format + ".ktx2' --dfg-size " + std::to_string(kDfgSize) + " --sh-format threejs '" + dir + "/probe.json'");
         run(common + " --specular '" + dir + "/spec_bc6h.dds' --texture-format bc6h");
+        run("'" + cli + "' '" + sky + "' --device cpu -q --warn-error 1e300 --extract-sun -o '" + dir + "/irr_sun.json' --sh-format threejs '" + dir + "/probe_sun.json' --sun-format threejs '" +
+            dir + "/threejs_sun.json'");
         // What we shade with: the same bake as EXR and JSON.
         run(common + " --specular '" + dir + "/spec.exr' -o '" + dir + "/irr.json'");
 
@@ -99,6 +108,32 @@ int main(int argc, char** argv) {
         };
         write_f32("expected.f32", shade(chain));
         write_f32("expected_bc6h.f32", shade(bc6h_chain));
+
+        // The sun as a light: the residual's SH and the sun's E⊥ at its direction; the truth from the
+        // whole map's texels (cells of 1/64 of its height: a sun is a few texels of one cell).
+        const ShCoefficients residual = read_coefficients_json(dir + "/irr_sun.json").irradiance;
+        json sun_bake;
+        {
+            std::ifstream in(dir + "/irr_sun.json");
+            sun_bake = json::parse(in);
+        }
+        if (!sun_bake["sun"].is_object()) throw std::runtime_error(sky + ": --extract-sun found no sun");
+        const std::vector<double> sun_dir = sun_bake["sun"]["direction"], sun_e = sun_bake["sun"]["illuminance"];
+        const Vec3 sun{sun_dir[0], sun_dir[1], sun_dir[2]};
+        write_f32("expected_sun.f32", render_sphere_grid(cols, views, kCell, [&](int, const Vec3& n, const Vec3&) {
+                      Rgb out = preview_diffuse(residual, n);
+                      const double cosine = std::max(0.0, n.x * sun.x + n.y * sun.y + n.z * sun.z);
+                      for (int c = 0; c < 3; ++c) out[c] += sun_e[static_cast<std::size_t>(c)] * cosine / kPi;
+                      return out;
+                  }));
+        const Environment env = load_environment(sky);
+        const IrradianceCells cells = build_irradiance_cells(env, irradiance_cell_block(env, 64));
+        write_f32("truth_diffuse.f32", render_sphere_grid(cols, views, kCell, [&](int, const Vec3& n, const Vec3&) {
+                      Rgb e = exact_irradiance(cells, n);
+                      for (double& v : e) v /= kPi;
+                      return e;
+                  }));
+        write_f32("sh_diffuse.f32", render_sphere_grid(cols, views, kCell, [&](int, const Vec3& n, const Vec3&) { return preview_diffuse(irradiance, n); }));
         json scene;
         scene["width"] = width;
         scene["height"] = height;
@@ -109,7 +144,9 @@ int main(int argc, char** argv) {
         scene["files"] = {{"specular", "spec_rgba32f.ktx2"}, {"dfg", "dfg_rgba32f.ktx2"},
                           {"specular_rgba16f", "spec_rgba16f.ktx2"}, {"dfg_rgba16f", "dfg_rgba16f.ktx2"},
                           {"specular_bc6h_dds", "spec_bc6h.dds"}, {"probe", "probe.json"}, {"expected", "expected.f32"},
-                          {"expected_bc6h", "expected_bc6h.f32"}};
+                          {"expected_bc6h", "expected_bc6h.f32"}, {"probe_sun", "probe_sun.json"},
+                          {"sun_light", "threejs_sun.json"}, {"expected_sun", "expected_sun.f32"},
+                          {"truth_diffuse", "truth_diffuse.f32"}, {"sh_diffuse", "sh_diffuse.f32"}};
         scene["views"] = json::array();
         for (const Vec3& v : views) scene["views"].push_back({v.x, v.y, v.z});
         scene["spheres"] = json::array();

@@ -15,6 +15,9 @@
 //   shader_rgba16f:  the same from the rgba16f files (the tool's default format).
 //   shader_bc6h:     the same chain from the BC6H DDS as three.js's DDSLoader loads it (a CompressedTexture of
 //                    six faces, RGB_BPTC_UNSIGNED: EXT_texture_compression_bptc), the rgba32f DFG table.
+//   diffuse_sun:     every sphere the white MeshLambertMaterial, lit by the LightProbe of the map with its sun
+//                    taken out (probe_sun.json) and by the sun as our DirectionalLight (threejs_sun.json,
+//                    ObjectLoader): three.js drawing the sun as a real light.
 //   standard:        the metals as MeshStandardMaterial (metalness 1, roughness r) with envMap = a
 //                    PMREM that three.js's PMREMGenerator makes from our rgba16f cube as KTX2Loader loaded it.
 //   standard_mirror: the same from our cube mirrored in x (three_cube.mjs's environmentFromKtx2), which
@@ -109,6 +112,14 @@ async function main() {
   const probeJson = await (await fetch(`/data/${scene.files.probe}`)).json();
   const objectLoader = new THREE.ObjectLoader();
   const probeOf = () => { const p = objectLoader.parse(probeJson); if (!p.isLightProbe) throw new Error('not a LightProbe'); return p; };
+  const probeSunJson = await (await fetch(`/data/${scene.files.probe_sun}`)).json();
+  const sunJson = await (await fetch(`/data/${scene.files.sun_light}`)).json();
+  // The residual's probe and the sun, for the diffuse_sun variant.
+  const sunLights = () => {
+    const probe = objectLoader.parse(probeSunJson), sun = objectLoader.parse(sunJson);
+    if (!probe.isLightProbe || !sun.isDirectionalLight) throw new Error('probe_sun.json / threejs_sun.json: not a LightProbe and a DirectionalLight');
+    return [probe, sun];
+  };
 
   const pmrem = new THREE.PMREMGenerator(renderer);
   const envs = { standard: pmrem.fromCubemap(f16.chain).texture, standard_mirror: pmrem.fromCubemap(chainMirror).texture };
@@ -133,10 +144,11 @@ async function main() {
     const v = new THREE.Vector3(...scene.views[row]);
     const right = new THREE.Vector3(v.z, 0, -v.x);
     const s = new THREE.Scene();
-    s.add(probeOf());
+    const sunLit = variant === 'diffuse_sun';
+    for (const light of sunLit ? sunLights() : [probeOf()]) s.add(light);
     scene.spheres.forEach((sp, i) => {
       const centre = new THREE.Vector2((i + 0.5) * cell, y0 + cell / 2);
-      const mesh = new THREE.Mesh(geometry, sp.material === 'diffuse' ? diffuse : metal[variant](sp.roughness, centre));
+      const mesh = new THREE.Mesh(geometry, sunLit || sp.material === 'diffuse' ? diffuse : metal[variant](sp.roughness, centre));
       mesh.position.copy(right).multiplyScalar(2 * i);
       s.add(mesh);
     });
@@ -153,7 +165,7 @@ async function main() {
     minFilter: THREE.NearestFilter, magFilter: THREE.NearestFilter, depthBuffer: true, generateMipmaps: false });
   const rowPixels = new Float32Array(W * cell * 4);
   status.images = {};
-  for (const variant of Object.keys(metal)) {
+  for (const variant of [...Object.keys(metal), 'diffuse_sun']) {
     const t0 = performance.now();
     const image = new Float32Array(W * H * 4);
     for (let row = 0; row < rows; row++) {

@@ -8,7 +8,10 @@
 // image only. For `shader_rgba16f` (the default format) the max is gated against max(M, the reference
 // pixel's own value) instead: a mirrored sun is thousands of times M, where half floats alone round by
 // 2^-11 of the value. `shader_bc6h` (the BC6H DDS) is gated as `shader_rgba16f`, against our shading of
-// the chain our encoder and decoder made (expected_bc6h.f32): what three.js reads of our blocks. The MeshStandardMaterial renders are measured and printed, not gated. Writes into
+// the chain our encoder and decoder made (expected_bc6h.f32): what three.js reads of our blocks.
+// `diffuse_sun` (white Lambertian spheres, the residual's LightProbe and our DirectionalLight) is gated
+// strictly against expected_sun.f32 (the same lights shaded by us), and measured against the map's exact
+// irradiance, with our whole-map SH measured beside it. The MeshStandardMaterial renders are measured and printed, not gated. Writes into
 // DIR: screenshot.png (the page's canvas), threejs_<variant>.png, reference.png (Reinhard at exposure
 // 1 / M, sRGB, as --preview tone-maps), diff_shader.png (|d| per pixel, white = 5% of M),
 // threejs_shader.f32, render_report.json. Exits 0 (pass), 1 (fail, or chromium/WebGL/page error or timeout).
@@ -27,6 +30,9 @@ const scene = JSON.parse(readFileSync(join(dir, 'scene.json'), 'utf8'));
 const { width: W, height: H, cell } = scene;
 const expected = readF32(join(dir, scene.files.expected), W, H);
 const expectedBc6h = readF32(join(dir, scene.files.expected_bc6h), W, H);  // our shading of our BC6H blocks, decoded
+const expectedSun = readF32(join(dir, scene.files.expected_sun), W, H);    // residual SH + the sun as a light
+const truthDiffuse = readF32(join(dir, scene.files.truth_diffuse), W, H);  // the whole map's exact irradiance / π
+const shDiffuse = readF32(join(dir, scene.files.sh_diffuse), W, H);        // the whole map's order-3 SH, ours
 
 const { server, base } = await serve({ '/page.html': join(here, 'page.html'), '/page.mjs': join(here, 'page.mjs'), '/three_cube.mjs': join(here, 'three_cube.mjs') },
                                      { '/three/': join(here, '..', 'node_modules', 'three'), '/data/': dir });
@@ -44,8 +50,16 @@ for (const [variant, b64] of Object.entries(result.images)) {
   const got = decodeImage(b64);
   if (got.length !== W * H * 4) fail(`${variant}: ${got.length} floats`);
   png.image(`threejs_${variant}.png`, got);
-  const gate = { shader: 'strict', shader_rgba16f: 'pixel', shader_bc6h: 'pixel' }[variant] || null;
-  const r = judge(variant, got, variant === 'shader_bc6h' ? expectedBc6h : expected, scene, M, gate);
+  const gate = { shader: 'strict', shader_rgba16f: 'pixel', shader_bc6h: 'pixel', diffuse_sun: 'strict' }[variant] || null;
+  const reference = { shader_bc6h: expectedBc6h, diffuse_sun: expectedSun }[variant] || expected;
+  const r = judge(variant, got, reference, scene, variant === 'diffuse_sun' ? meanPixel(expectedSun, W, H) : M, gate);
+  if (variant === 'diffuse_sun') {
+    // What the light is for: three.js's IBL + sun against the whole map's exact irradiance, beside
+    // our order-3 SH of the whole map (sun included) against the same.
+    const Mt = meanPixel(truthDiffuse, W, H);
+    r.against_truth = judge('diffuse_sun against the exact irradiance', got, truthDiffuse, scene, Mt, null);
+    r.sh_whole_map_against_truth = judge('order-3 SH of the whole map (ours, CPU) against the exact irradiance', shDiffuse, truthDiffuse, scene, Mt, null);
+  }
   if (gate) ok = ok && r.pass;
   if (variant === 'shader') {
     writeFileSync(join(dir, 'threejs_shader.f32'), Buffer.from(got.buffer));
