@@ -19,7 +19,8 @@
 //    expected_gltf.f32 (Babylon.js) from the glTF's own decoded chain (what RGBD holds);
 //    expected_split_sum.f32 (three.js's standard path) from spec.exr, and expected_split_sum_mirror_x.f32
 //    the same of the environment mirrored in x; expected_filament*.f32 in Filament's shading model
-//    (filament_pixel below).
+//    (filament_pixel below); expected_filament_sun.f32: the sample sky baked with --extract-sun (the
+//    residual's chain and SH, --sun-format filament), every sphere Filament's white dielectric, plus the sun.
 // 5. Writes DIR/scene.json (the layout and the files, for the engine side) and the .f32 images:
 //    width x height x 4 little-endian floats, rows top to bottom, RGB linear radiance, A = 1 where a
 //    sphere covers the pixel centre.
@@ -278,6 +279,30 @@ int main(int argc, char** argv) {
         write_f32(dir + "/expected_filament.f32", shade(exr, irradiance, Shading::FilamentLod));
         write_f32(dir + "/expected_filament_truth.f32", shade(exr, irradiance, Shading::FilamentTruth));
 
+        // The sun as Filament's light (Filament's render draws every sphere as the white dielectric then): the
+        // sample sky, whose sun holds 76% of its light, baked with --extract-sun; our shading of it is the
+        // residual's in Filament's model plus E⊥ max(0, n·s) / π (Filament's Lambert; reflectance 0 leaves
+        // the sun no specular).
+        const std::string sun_map = std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr";
+        run("'" + cli + "' '" + sun_map + "' --device cpu -q --warn-error 1e300 --specular-size " + std::to_string(kSpecularSize) +
+            " --extract-sun --specular '" + dir + "/spec_sun.exr' -o '" + dir + "/irr_sun.json' --sh-format filament '" + dir +
+            "/sh_sun.txt' --sun-format filament '" + dir + "/filament_sun.json'");
+        {
+            const std::vector<CubeMap> residual_chain = read_specular_exr(dir + "/spec_sun.exr");
+            const ShCoefficients residual = read_coefficients_json(dir + "/irr_sun.json").irradiance;
+            const json sun = json::parse(std::ifstream(dir + "/irr_sun.json")).at("sun");
+            if (!sun.is_object()) throw std::runtime_error(sun_map + ": --extract-sun found no sun");
+            const std::vector<double> s = sun.at("direction"), e = sun.at("illuminance");
+            const Image dfg = compute_dfg_table(128);
+            write_f32(dir + "/expected_filament_sun.f32", render_sphere_grid(static_cast<int>(kSpheres.size()), kViews, kCell,
+                                                                             [&](int, const Vec3& n, const Vec3& v) {
+                Rgb out = filament_pixel(residual_chain, residual, dfg, false, 1.0, n, v, true);
+                const double cosine = std::max(0.0, n.x * s[0] + n.y * s[1] + n.z * s[2]);
+                for (int c = 0; c < 3; ++c) out[static_cast<std::size_t>(c)] += e[static_cast<std::size_t>(c)] * cosine / kPi;
+                return out;
+            }));
+        }
+
         json scene;
         scene["width"] = static_cast<int>(kSpheres.size()) * kCell;
         scene["height"] = static_cast<int>(kViews.size()) * kCell;
@@ -288,7 +313,9 @@ int main(int argc, char** argv) {
         scene["files"] = {{"source", "source.exr"}, {"gltf", "ibl.glb"}, {"gltf_json", "ibl.gltf"}, {"specular_exr", "spec.exr"}, {"filament_sh", "sh.txt"},
                           {"expected_gltf", "expected_gltf.f32"}, {"expected_filament", "expected_filament.f32"},
                           {"expected_filament_truth", "expected_filament_truth.f32"}, {"specular_ktx2", "spec.ktx2"},
-                          {"expected_split_sum", "expected_split_sum.f32"}, {"expected_split_sum_mirror_x", "expected_split_sum_mirror_x.f32"}};
+                          {"expected_split_sum", "expected_split_sum.f32"}, {"expected_split_sum_mirror_x", "expected_split_sum_mirror_x.f32"},
+                          {"sun_specular_exr", "spec_sun.exr"}, {"sun_filament_sh", "sh_sun.txt"}, {"sun_filament_light", "filament_sun.json"},
+                          {"expected_filament_sun", "expected_filament_sun.f32"}};
         scene["views"] = json::array();
         for (const Vec3& v : kViews) scene["views"].push_back({v.x, v.y, v.z});
         scene["spheres"] = json::array();

@@ -1,4 +1,4 @@
-// bake_filament_render DIR MATERIAL CASE CHAIN SH OUT: Filament (Debian's libfilament 1.9.25, OpenGL
+// bake_filament_render DIR MATERIAL CHAIN SH OUT [SUN]: Filament (Debian's libfilament 1.9.25, OpenGL
 // backend; llvmpipe under xvfb-run here) renders the sphere grid of DIR/scene.json lit by an
 // IndirectLight, and writes the float image to OUT (tests/filament/run_filament.sh runs it and compares).
 //
@@ -8,6 +8,8 @@
 //          them ("follows exactly the OpenGL conventions", Texture.h), RGBA32F.
 //   SH:    a text file of 9 "(r, g, b)" lines as --sh-format filament and cmgen --sh-shader write them
 //          (pre-scaled: IndirectLight::Builder::irradiance(3, sh)).
+//   SUN:   a light as --sun-format filament writes it (the arguments of LightManager::Builder(SUN)); with it
+//          every sphere is the white dielectric of column 0, lit by the IndirectLight and the sun.
 //   MATERIAL: tests/filament/sphere.mat compiled by matc (Filament's lit shading with the true sphere's
 //          normal under each pixel and a parallel view direction).
 //
@@ -36,6 +38,7 @@
 #include <filament/Engine.h>
 #include <filament/IndexBuffer.h>
 #include <filament/IndirectLight.h>
+#include <filament/LightManager.h>
 #include <filament/Material.h>
 #include <filament/MaterialInstance.h>
 #include <filament/RenderTarget.h>
@@ -178,11 +181,12 @@ SphereMesh make_sphere(Engine& engine, int rings, int segments) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 6) {
-        std::fprintf(stderr, "usage: bake_filament_render DIR MATERIAL CHAIN SH OUT\n");
+    if (argc != 6 && argc != 7) {
+        std::fprintf(stderr, "usage: bake_filament_render DIR MATERIAL CHAIN SH OUT [SUN]\n");
         return 2;
     }
     const std::string dir = argv[1], material_path = argv[2], chain_path = argv[3], sh_path = argv[4], out_path = argv[5];
+    const std::string sun_path = argc == 7 ? argv[6] : "";
     Engine* engine = nullptr;
     try {
         const json scene_json = json::parse(std::ifstream(dir + "/scene.json"));
@@ -227,6 +231,19 @@ int main(int argc, char** argv) {
                                    .texture(RenderTarget::AttachmentPoint::DEPTH, depth)
                                    .build(*engine);
         const SphereMesh mesh = make_sphere(*engine, 96, 192);
+        Entity sun;
+        if (!sun_path.empty()) {
+            const json light = json::parse(std::ifstream(sun_path));
+            const std::vector<float> color = light.at("color"), direction = light.at("direction");
+            sun = EntityManager::get().create();
+            LightManager::Builder(LightManager::Type::SUN)
+                .color({color[0], color[1], color[2]})
+                .intensity(light.at("intensity").get<float>())
+                .direction({direction[0], direction[1], direction[2]})
+                .sunAngularRadius(light.at("sunAngularRadius").get<float>())
+                .castShadows(false)
+                .build(*engine, sun);
+        }
 
         std::vector<float> image(static_cast<std::size_t>(W) * H * 4, 0.0f);
         EntityManager& em = EntityManager::get();
@@ -235,10 +252,11 @@ int main(int argc, char** argv) {
             const double3 right{v.z, 0, -v.x};
             Scene* scene = engine->createScene();
             scene->setIndirectLight(ibl);
+            if (!sun.isNull()) scene->addEntity(sun);
             std::vector<Entity> entities;
             std::vector<MaterialInstance*> instances;
             for (int i = 0; i < cols; ++i) {
-                const bool diffuse = spheres[i].at("material") == "diffuse";
+                const bool diffuse = !sun.isNull() || spheres[i].at("material") == "diffuse";
                 MaterialInstance* mi = material->createInstance();
                 mi->setParameter("sphere", float3{(i + 0.5f) * cell, cell / 2.0f, cell / 2.0f});
                 mi->setParameter("right", float3(right));
@@ -311,6 +329,10 @@ int main(int argc, char** argv) {
         if (!out) throw std::runtime_error(out_path + ": cannot write");
         std::printf("bake_filament_render: %s with %zu levels of %d, %s: %dx%d\n", chain_path.c_str(), chain.size(), chain[0].size,
                     sh_path.c_str(), W, H);
+        if (!sun.isNull()) {
+            engine->destroy(sun);
+            EntityManager::get().destroy(sun);
+        }
         engine->destroy(mesh.vertices);
         engine->destroy(mesh.indices);
         engine->destroy(target);

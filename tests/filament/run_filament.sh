@@ -4,7 +4,8 @@
 # bake (spec.exr, sh.txt from --sh-format filament) and by cmgen's own bake of the same map (cmgen
 # --no-mirror --format=exr --size=<the scene's> --deploy: its faces and sh.txt), then
 # tests/js/render/compare_f32.mjs compares them with our shading in Filament's model (compare_f32.mjs says how:
-# ours gated, both measured against the true roughness).
+# ours gated, both measured against the true roughness); and a third time, the sample sky's residual after
+# --extract-sun with our sun as Filament's SUN light (gated).
 # Without node and the npm modules: a skip (77), a failure in CI.
 set -uo pipefail
 dir=$1 render=$2 material=$3 cmgen=$4
@@ -23,4 +24,5 @@ rm -rf "$dir/cmgen"
 stem=$(basename "${map%.*}")
 xvfb-run -a "$render" "$dir" "$material" "$dir/spec.exr" "$dir/sh.txt" "$dir/filament_ours.f32" || exit 1
 xvfb-run -a "$render" "$dir" "$material" "$dir/cmgen/$stem" "$dir/cmgen/$stem/sh.txt" "$dir/filament_cmgen.f32" || exit 1
+xvfb-run -a "$render" "$dir" "$material" "$dir/spec_sun.exr" "$dir/sh_sun.txt" "$dir/filament_sun.f32" "$dir/filament_sun.json" || exit 1
 node "$js/render/compare_f32.mjs" "$dir" filament "$start"

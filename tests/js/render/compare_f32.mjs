@@ -7,6 +7,9 @@
 //     expected_filament_truth.f32, the same model with the chain read at the level of each sphere's true
 //     roughness: Filament reads level (levels - 1) r (2 - r), for which cmgen lays out its levels, while
 //     ours hold roughness i / (levels - 1).
+//   sun (gated): filament_sun.f32, the sample sky's residual after --extract-sun (spec_sun.exr, sh_sun.txt) and
+//     our --sun-format filament light as Filament's SUN, every sphere the white dielectric, against
+//     expected_filament_sun.f32 (the same in our shading), gated against its own mean pixel value.
 // START: the test's start in seconds since the epoch (date +%s.%N), for the time it took. Writes
 // filament_<case>.png, diff_filament_<comparison>.png, reference_filament*.png and filament_report.json
 // into DIR. Exits 0 (pass) or 1.
@@ -35,6 +38,15 @@ for (const [name, got, want, gate] of [['ours', renders.ours, expected, 'strict'
   if (gate) ok = ok && r.pass;
   png.diff(`diff_filament_${name}.png`, got, want);
   report.renders[name] = r;
+}
+{
+  const want = readF32(join(dir, scene.files.expected_filament_sun), W, H), got = readF32(join(dir, 'filament_sun.f32'), W, H);
+  const Ms = meanPixel(want, W, H);
+  png.image('filament_sun.png', got);
+  const r = judge('filament sun (residual IBL + SUN light)', got, want, scene, Ms, 'strict');
+  ok = ok && r.pass;
+  png.diff('diff_filament_sun.png', got, want);
+  report.renders.sun = r;
 }
 if (start) report.seconds = Date.now() / 1000 - Number(start);
 writeFileSync(join(dir, 'filament_report.json'), JSON.stringify(report, null, 1));
