@@ -286,7 +286,7 @@ int main(int argc, char** argv) {
         const std::string sun_map = std::string(BAKE_ASSETS_DIR) + "/sample_sky.hdr";
         run("'" + cli + "' '" + sun_map + "' --device cpu -q --warn-error 1e300 --specular-size " + std::to_string(kSpecularSize) +
             " --extract-sun --specular '" + dir + "/spec_sun.exr' -o '" + dir + "/irr_sun.json' --sh-format filament '" + dir +
-            "/sh_sun.txt' --sun-format filament '" + dir + "/filament_sun.json'");
+            "/sh_sun.txt' --sun-format filament '" + dir + "/filament_sun.json' --gltf '" + dir + "/ibl_sun.glb'");
         {
             const std::vector<CubeMap> residual_chain = read_specular_exr(dir + "/spec_sun.exr");
             const ShCoefficients residual = read_coefficients_json(dir + "/irr_sun.json").irradiance;
@@ -299,6 +299,15 @@ int main(int argc, char** argv) {
                 Rgb out = filament_pixel(residual_chain, residual, dfg, false, 1.0, n, v, true);
                 const double cosine = std::max(0.0, n.x * s[0] + n.y * s[1] + n.z * s[2]);
                 for (int c = 0; c < 3; ++c) out[static_cast<std::size_t>(c)] += e[static_cast<std::size_t>(c)] * cosine / kPi;
+                return out;
+            }));
+            // Babylon.js: the same sun from ibl_sun.glb (KHR_lights_punctual) over the residual's SH (the
+            // extension's irradiance), every sphere its white diffuse: E_res(n)/π + E⊥ max(0, n·s)/π.
+            write_f32(dir + "/expected_gltf_sun.f32", render_sphere_grid(static_cast<int>(kSpheres.size()), kViews, kCell,
+                                                                         [&](int, const Vec3& n, const Vec3&) {
+                Rgb out = preview_diffuse(residual, n);
+                const double cosine = std::max(0.0, n.x * s[0] + n.y * s[1] + n.z * s[2]);
+                for (int c = 0; c < 3; ++c) out[static_cast<std::size_t>(c)] = std::max(0.0, out[static_cast<std::size_t>(c)]) + e[static_cast<std::size_t>(c)] * cosine / kPi;
                 return out;
             }));
         }
@@ -315,7 +324,8 @@ int main(int argc, char** argv) {
                           {"expected_filament_truth", "expected_filament_truth.f32"}, {"specular_ktx2", "spec.ktx2"},
                           {"expected_split_sum", "expected_split_sum.f32"}, {"expected_split_sum_mirror_x", "expected_split_sum_mirror_x.f32"},
                           {"sun_specular_exr", "spec_sun.exr"}, {"sun_filament_sh", "sh_sun.txt"}, {"sun_filament_light", "filament_sun.json"},
-                          {"expected_filament_sun", "expected_filament_sun.f32"}};
+                          {"expected_filament_sun", "expected_filament_sun.f32"}, {"gltf_sun", "ibl_sun.glb"},
+                          {"expected_gltf_sun", "expected_gltf_sun.f32"}};
         scene["views"] = json::array();
         for (const Vec3& v : kViews) scene["views"].push_back({v.x, v.y, v.z});
         scene["spheres"] = json::array();

@@ -38,6 +38,8 @@
 //   rh_gamma:         right-handed, gammaSpace as the loader leaves it.
 //   rh_babylon_lod:   right-handed, gammaSpace false, Babylon's own level choice (linearSpecularLOD off).
 //   rh_intensity2:    right-handed, gammaSpace false, the file's light intensity set to 2.
+//   rh_sun:           as rh, from ibl_sun.glb (--extract-sun: the residual and its sun as a KHR_lights_punctual
+//                     directional light, which the loader makes a DirectionalLight), every sphere the diffuse one.
 (function () {
   const status = (window.bakeRender = { done: false, log: [], images: {}, cases: {} });
   const log = (s) => { status.log.push(s); console.log(s); };
@@ -113,6 +115,8 @@
     if (c.url) await B.AppendSceneAsync(c.url, scene);
     else await B.AppendSceneAsync(glb, scene, { pluginExtension: '.glb' });
     const env = scene.environmentTexture;
+    if (c.sun) log(`${c.name}: lights ${scene.lights.map((l) => `${l.getClassName()} intensity ${l.intensity} direction ` +
+                   `${l.direction} diffuse ${l.diffuse} falloff ${l.falloffType}`).join('; ')}`);
     if (!env) throw new Error(`${c.name}: the loader set no environmentTexture`);
     const info = { gammaSpaceAsLoaded: env.gammaSpace, level: env.level, linearSpecularLODAsLoaded: env.linearSpecularLOD,
                    isRGBD: env.isRGBD, textureType: env._texture && env._texture.type,
@@ -131,7 +135,7 @@
       m.albedoColor = new B.Color3(1, 1, 1);
       m.brdf.mixIblRadianceWithIrradiance = false;
       m.forceIrradianceInFragment = true;  // the SH at the pixel's (true) normal, not at the mesh's vertices
-      if (sp.material === 'diffuse') {
+      if (sp.material === 'diffuse' || c.allDiffuse) {
         m.metallic = 0;
         m.roughness = 1;
         m.metallicF0Factor = 0;
@@ -210,10 +214,12 @@
       { name: 'rh_gamma', rightHanded: true, gammaFix: false, linearLod: true },
       { name: 'rh_babylon_lod', rightHanded: true, gammaFix: true, linearLod: false },
       { name: 'rh_intensity2', rightHanded: true, gammaFix: true, linearLod: true, intensity: 2 },
+      { name: 'rh_sun', rightHanded: true, gammaFix: true, linearLod: true, allDiffuse: true, sun: true },
     ];
+    const glbSun = new Uint8Array(await (await fetch(`/data/${scene0.files.gltf_sun}`)).arrayBuffer());
     for (const c of cases) {
       const t0 = performance.now();
-      await renderCase(engine, scene0, c.intensity ? withIntensity(glb, c.intensity) : glb, c);
+      await renderCase(engine, scene0, c.sun ? glbSun : c.intensity ? withIntensity(glb, c.intensity) : glb, c);
       log(`rendered ${c.name} in ${(performance.now() - t0).toFixed(0)} ms`);
     }
     engine.dispose();

@@ -11,7 +11,9 @@
 // in the log), which rounds a sun hundreds of times M by 2^-11 of itself. Measured and printed:
 // `lh_as_loaded`, `rh_gamma` (without the gammaSpace workaround), `rh_babylon_lod` (Babylon's own level
 // choice), `rh_intensity2` (the light's intensity 2, against twice the reference: the extension's
-// "brightness multiplier for environment").
+// "brightness multiplier for environment"). Gated as well, against its own mean pixel value: `rh_sun`, the
+// sample sky baked with --extract-sun --gltf (its KHR_lights_punctual sun over the residual), every sphere
+// the white diffuse, against expected_gltf_sun.f32 (E_res(n)/π + E⊥ max(0, n·s)/π).
 // Writes into DIR: babylon_<case>.png (Reinhard at exposure 1 / mean, sRGB), reference_gltf.png,
 // diff_babylon_<case>.png (white = 5% of the mean), babylon_report.json. Exits 0 (pass) or 1.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +30,7 @@ const fail = (msg) => { console.error(`engine render (Babylon.js): FAIL: ${msg}`
 const scene = JSON.parse(readFileSync(join(dir, 'scene.json'), 'utf8'));
 const { width: W, height: H } = scene;
 const expected = readF32(join(dir, scene.files.expected_gltf), W, H);
+const expectedSun = readF32(join(dir, scene.files.expected_gltf_sun), W, H);
 const modules = join(here, '..', 'node_modules');
 const { server, base } = await serve(
   { '/page_babylon.html': join(here, 'page_babylon.html'), '/page_babylon.js': join(here, 'page_babylon.js') },
@@ -45,9 +48,9 @@ let ok = true;
 for (const [name, b64] of Object.entries(result.images)) {
   const got = decodeImage(b64);
   if (got.length !== W * H * 4) fail(`${name}: ${got.length} floats`);
-  const want = name === 'rh_intensity2' ? doubled : expected;
-  const gate = ['rh', 'lh', 'rh_gltf'].includes(name) ? 'pixel' : null;
-  const r = judge(`babylon ${name}`, got, want, scene, M, gate);
+  const want = name === 'rh_intensity2' ? doubled : name === 'rh_sun' ? expectedSun : expected;
+  const gate = ['rh', 'lh', 'rh_gltf'].includes(name) ? 'pixel' : name === 'rh_sun' ? 'strict' : null;
+  const r = judge(`babylon ${name}`, got, want, scene, name === 'rh_sun' ? meanPixel(expectedSun, W, H) : M, gate);
   if (gate) ok = ok && r.pass;
   png.image(`babylon_${name}.png`, got);
   png.diff(`diff_babylon_${name}.png`, got, want);
