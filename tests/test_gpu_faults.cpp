@@ -10,6 +10,7 @@
 // context, a shader that does not compile, a GL error, float overflow) with one notice line.
 // Every failure is one stderr line and leaves no output behind.
 #include <catch2/catch.hpp>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -36,8 +37,11 @@ std::string fault(const char* what) { return std::string("BAKE_TEST_FAULT=") + w
 // tests fail, as test_gpu.cpp's do, unless BAKE_ALLOW_NO_GL=1 (then only the context fault runs).
 bool gpu_works() {
     static const CliResult probe = [] {
-        const std::string dir = scratch("gpu_faults_probe");
-        return run_cli(kSample + " -o " + dir + "/p.json --device gpu");
+        // A folder of this process's own: ctest runs this file's test cases side by side, each probing.
+        const std::string dir = scratch("gpu_faults_probe_" + std::to_string(::getpid()));
+        CliResult r = run_cli(kSample + " -o " + dir + "/p.json --device gpu");
+        fs::remove_all(dir);
+        return r;
     }();
     if (probe.exit_code == 0) return true;
     if (!std::getenv("BAKE_ALLOW_NO_GL")) FAIL("no working GPU path (set BAKE_ALLOW_NO_GL=1 to allow): " << probe.err);
