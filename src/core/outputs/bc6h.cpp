@@ -9,9 +9,9 @@
 #include "packed_image.h"
 #include "parallel.h"
 
-// Written as plain loops over ints: the default setting is the same statements as
-// shaders/bc6h_encode.comp, so that the two write the same bytes; change one, change the other
-// (tests/test_gpu_bc6h.cpp compares them).
+// Written as plain loops over ints: the default setting is the same arithmetic, in the same order
+// of decisions, as shaders/bc6h_encode.comp (which splits each block over a work group), so that the
+// two write the same bytes; change one, change the other (tests/test_gpu_bc6h.cpp compares them).
 namespace bake {
 namespace {
 
