@@ -112,18 +112,11 @@ int main(int argc, char** argv) {
         // The sun as a light: the residual's SH and the sun's E⊥ at its direction; the truth from the
         // whole map's texels (cells of 1/64 of its height: a sun is a few texels of one cell).
         const ShCoefficients residual = read_coefficients_json(dir + "/irr_sun.json").irradiance;
-        json sun_bake;
-        {
-            std::ifstream in(dir + "/irr_sun.json");
-            sun_bake = json::parse(in);
-        }
-        if (!sun_bake["sun"].is_object()) throw std::runtime_error(sky + ": --extract-sun found no sun");
-        const std::vector<double> sun_dir = sun_bake["sun"]["direction"], sun_e = sun_bake["sun"]["illuminance"];
-        const Vec3 sun{sun_dir[0], sun_dir[1], sun_dir[2]};
+        const SunLight sun = read_sun_light(dir + "/irr_sun.json");
         write_f32("expected_sun.f32", render_sphere_grid(cols, views, kCell, [&](int, const Vec3& n, const Vec3&) {
                       Rgb out = preview_diffuse(residual, n);
-                      const double cosine = std::max(0.0, n.x * sun.x + n.y * sun.y + n.z * sun.z);
-                      for (int c = 0; c < 3; ++c) out[c] += sun_e[static_cast<std::size_t>(c)] * cosine / kPi;
+                      const Rgb light = sun.lambert(n);
+                      for (int c = 0; c < 3; ++c) out[c] += light[c];
                       return out;
                   }));
         const Environment env = load_environment(sky);

@@ -4,11 +4,38 @@
 // (v.z, 0, -v.x)), column j a sphere `cell` pixels across. The image is width x height x 4 floats, rows
 // top to bottom: RGB from shade(column, normal, view) at each pixel centre a sphere covers, A = 1
 // there; 0 elsewhere.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
+#include <fstream>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "vec3.h"
+
+// The sun a bake's coefficients JSON states ("sun": direction, illuminance E⊥ per channel), as the
+// engine tests light their diffuse spheres with it.
+struct SunLight {
+    bake::Vec3 direction;
+    std::array<double, 3> illuminance;
+    // What it adds to a white Lambertian surface at unit normal n: E⊥ max(0, n·s) / π.
+    std::array<double, 3> lambert(const bake::Vec3& n) const {
+        const double cosine = std::max(0.0, n.x * direction.x + n.y * direction.y + n.z * direction.z);
+        return {illuminance[0] * cosine / M_PI, illuminance[1] * cosine / M_PI, illuminance[2] * cosine / M_PI};
+    }
+};
+
+// Throws where the file has no sun ("sun": null).
+inline SunLight read_sun_light(const std::string& coefficients_json) {
+    const nlohmann::json sun = nlohmann::json::parse(std::ifstream(coefficients_json)).at("sun");
+    if (!sun.is_object()) throw std::runtime_error(coefficients_json + ": no sun (\"sun\": null)");
+    const std::vector<double> d = sun.at("direction"), e = sun.at("illuminance");
+    return {{d.at(0), d.at(1), d.at(2)}, {e.at(0), e.at(1), e.at(2)}};
+}
 
 template <typename Shade>
 std::vector<float> render_sphere_grid(int cols, const std::vector<bake::Vec3>& views, int cell, Shade shade) {

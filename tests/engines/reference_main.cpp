@@ -290,15 +290,13 @@ int main(int argc, char** argv) {
         {
             const std::vector<CubeMap> residual_chain = read_specular_exr(dir + "/spec_sun.exr");
             const ShCoefficients residual = read_coefficients_json(dir + "/irr_sun.json").irradiance;
-            const json sun = json::parse(std::ifstream(dir + "/irr_sun.json")).at("sun");
-            if (!sun.is_object()) throw std::runtime_error(sun_map + ": --extract-sun found no sun");
-            const std::vector<double> s = sun.at("direction"), e = sun.at("illuminance");
+            const SunLight sun = read_sun_light(dir + "/irr_sun.json");
             const Image dfg = compute_dfg_table(128);
             write_f32(dir + "/expected_filament_sun.f32", render_sphere_grid(static_cast<int>(kSpheres.size()), kViews, kCell,
                                                                              [&](int, const Vec3& n, const Vec3& v) {
                 Rgb out = filament_pixel(residual_chain, residual, dfg, false, 1.0, n, v, true);
-                const double cosine = std::max(0.0, n.x * s[0] + n.y * s[1] + n.z * s[2]);
-                for (int c = 0; c < 3; ++c) out[static_cast<std::size_t>(c)] += e[static_cast<std::size_t>(c)] * cosine / kPi;
+                const Rgb light = sun.lambert(n);
+                for (std::size_t c = 0; c < 3; ++c) out[c] += light[c];
                 return out;
             }));
             // Babylon.js: the same sun from ibl_sun.glb (KHR_lights_punctual) over the residual's SH (the
@@ -306,8 +304,8 @@ int main(int argc, char** argv) {
             write_f32(dir + "/expected_gltf_sun.f32", render_sphere_grid(static_cast<int>(kSpheres.size()), kViews, kCell,
                                                                          [&](int, const Vec3& n, const Vec3&) {
                 Rgb out = preview_diffuse(residual, n);
-                const double cosine = std::max(0.0, n.x * s[0] + n.y * s[1] + n.z * s[2]);
-                for (int c = 0; c < 3; ++c) out[static_cast<std::size_t>(c)] = std::max(0.0, out[static_cast<std::size_t>(c)]) + e[static_cast<std::size_t>(c)] * cosine / kPi;
+                const Rgb light = sun.lambert(n);
+                for (std::size_t c = 0; c < 3; ++c) out[c] = std::max(0.0, out[c]) + light[c];
                 return out;
             }));
         }
