@@ -11,10 +11,11 @@
 // One invocation a block, as the CPU does it, took NVIDIA's compiler minutes (the search unrolled
 // into hundreds of copies) and ran 5 times slower than this on the H200 (bench/NOTES.md).
 //
-// Defines (src/gpu/gpu_bc6h.cpp): SOURCE_BUFFER where the texels are vec4s in a buffer (else a
-// sampler2DArray: a cube map's or 2D texture's view); the tables of bc6h_tables.h as kModeCode,
-// kModeRegions, kModeEpb, kModeDelta (3 a mode), kModeTransformed, kHeaderBits, kBitMap (82 bytes
-// a mode, field * 16 + bit, four to a word), kPartitions, kAnchor2, kWeights3, kWeights4.
+// Prepended by src/gpu/gpu_bc6h.cpp: SOURCE_BUFFER where the texels are vec4s in a buffer (else a
+// sampler2DArray: a cube map's or 2D texture's view), and the storage block (binding 2) of the tables
+// of bc6h_tables.h: kModeCode, kModeRegions, kModeEpb, kModeDelta (3 a mode), kModeTransformed,
+// kHeaderBits, kBitMap (82 bytes a mode, field * 16 + bit, four to a word), kPartitions, kAnchor2,
+// kWeights3, kWeights4.
 layout(local_size_x = 16) in;
 
 #ifdef SOURCE_BUFFER
@@ -36,16 +37,27 @@ const int kModeCount = 14;
 const int kPartitionCount = 32;
 const int kCandidateCount = 24;  // four one-region modes, then ten two-region modes on each of two partitions
 
-shared int s_h[48];         // half bits, texel i channel c at 3 * i + c
-shared int s_t[48];         // the smallest unquantized value decoding to h
-shared int s_weight[16];    // 1 + whole octaves above the dimmest texel (at most 16); 0 for padding
-shared int s_palette[96];   // region r, entry j, channel c at 48 * r + 3 * j + c
-shared uint s_error[16];    // evaluate_shared: texel i's weighted error
-shared uvec2 s_ranked[32];  // a partition's or a candidate's error
+shared ivec3 s_h[16];        // texel i's half bits
+shared ivec3 s_t[16];        // the smallest unquantized values decoding to them
+shared int s_weight[16];     // 1 + whole octaves above the dimmest texel (at most 16); 0 for padding
+shared ivec3 s_palette[32];  // evaluate_shared: region r's entry j at 16 * r + j
+shared uint s_error[16];     // evaluate_shared: texel i's weighted error
+shared uvec2 s_ranked[32];   // a partition's or a candidate's error
 shared int s_idx[16];
+shared uint s_byte[16];      // the packed block, byte by byte
 
-int g_lane;   // the texel this invocation stands for
-int g_my_h[3];
+int g_lane;     // the texel this invocation stands for
+ivec3 g_h;      // its half bits
+
+// A candidate's quantized endpoints: region 0 from a0 to b0, region 1 from a1 to b1 (bc6h.cpp's
+// q[0..3]). Four vectors, not an array: NVIDIA's compiler puts an array indexed at run time in
+// local memory, and the search's arrays thrashed it (the encoder took 106 ms for a 6x256^2 chain).
+struct Ends {
+    ivec3 a0, b0, a1, b1;
+};
+
+int component(ivec3 v, int c) { return c == 0 ? v.x : (c == 1 ? v.y : v.z); }
+ivec3 end_of(Ends q, int k) { return k == 0 ? q.a0 : (k == 1 ? q.b0 : (k == 2 ? q.a1 : q.b1)); }
 
 // Error sums as 64-bit values: (low, high).
 uvec2 add64(uvec2 a, uint b) {
@@ -90,6 +102,7 @@ int unquantize(int q, int epb) {
     if (q == (1 << epb) - 1) return 0xffff;
     return ((q << 15) + 0x4000) >> (epb - 1);
 }
+ivec3 unquantize3(ivec3 q, int epb) { return ivec3(unquantize(q.x, epb), unquantize(q.y, epb), unquantize(q.z, epb)); }
 
 int quantize(int x, int epb) {
     int top = (1 << epb) - 1;
@@ -104,10 +117,19 @@ int quantize(int x, int epb) {
     }
     return best;
 }
+ivec3 quantize3(ivec3 x, int epb) { return ivec3(quantize(x.x, epb), quantize(x.y, epb), quantize(x.z, epb)); }
 
 int finish(int x) { return (x * 31) >> 6; }
 int interpolate(int a, int b, int w) { return ((64 - w) * a + w * b + 32) >> 6; }
+ivec3 palette_entry(ivec3 a, ivec3 b, int w) {
+    return ivec3(finish(interpolate(a.x, b.x, w)), finish(interpolate(a.y, b.y, w)), finish(interpolate(a.z, b.z, w)));
+}
 int palette_weight(int regions, int j) { return regions == 2 ? kWeights3[j & 7] : kWeights4[j]; }
+
+uint texel_error(ivec3 p, ivec3 h) {
+    ivec3 d = min(abs(p - h), ivec3(kErrorCap));
+    return uint(d.x * d.x + d.y * d.y + d.z * d.z);  // at most 3 * 8191^2 < 2^31
+}
 
 int region_of(int regions, int part, int i) { return regions == 2 ? int((kPartitions[part] >> uint(i)) & 1u) : 0; }
 bool is_anchor(int regions, int part, int i) { return i == 0 || (regions == 2 && i == int(kAnchor2[part])); }
@@ -116,64 +138,74 @@ bool is_anchor(int regions, int part, int i) { return i == 0 || (regions == 2 &&
 int shape_regions(int mode) { return mode < 0 ? 2 : kModeRegions[mode]; }
 int shape_epb(int mode) { return mode < 0 ? 16 : kModeEpb[mode]; }
 
-// Deltas clamped to the mode's range, in place (bc6h.cpp's evaluate does it first).
-void clamp_deltas(int mode, inout int q[12]) {
-    if (mode < 0 || kModeTransformed[mode] == 0) return;
-    for (int k = 1; k < 2 * kModeRegions[mode]; ++k)
-        for (int c = 0; c < 3; ++c) {
-            int limit = (1 << (kModeDelta[3 * mode + c] - 1)) - 1;
-            q[3 * k + c] = q[c] + clamp(q[3 * k + c] - q[c], -limit, limit);
-        }
+// Deltas clamped to the mode's range (bc6h.cpp's evaluate does it first).
+Ends clamp_deltas(int mode, Ends q) {
+    if (mode < 0 || kModeTransformed[mode] == 0) return q;
+    ivec3 limit = (ivec3(1) << (ivec3(kModeDelta[3 * mode], kModeDelta[3 * mode + 1], kModeDelta[3 * mode + 2]) - 1)) - 1;
+    q.b0 = q.a0 + clamp(q.b0 - q.a0, -limit, limit);
+    if (kModeRegions[mode] == 2) {
+        q.a1 = q.a0 + clamp(q.a1 - q.a0, -limit, limit);
+        q.b1 = q.a0 + clamp(q.b1 - q.a0, -limit, limit);
+    }
+    return q;
 }
 
 // bc6h.cpp's evaluate for the whole block in this invocation alone (q clamped first by the caller).
-uvec2 evaluate_alone(int mode, int part, int q[12]) {
-    int regions = shape_regions(mode), epb = shape_epb(mode);
-    int n = regions == 2 ? 8 : 16;
-    int palette[96];
-    for (int r = 0; r < regions; ++r)
-        for (int c = 0; c < 3; ++c) {
-            int a = unquantize(q[3 * (2 * r) + c], epb), b = unquantize(q[3 * (2 * r + 1) + c], epb);
-            for (int j = 0; j < n; ++j) palette[48 * r + 3 * j + c] = finish(interpolate(a, b, palette_weight(regions, j)));
-        }
+// The palettes are indexed only by the counters of loops of constant length, which the compiler
+// unrolls: they stay in registers.
+uvec2 evaluate_alone(int mode, int part, Ends q) {
+    int epb = shape_epb(mode);
     uvec2 total = uvec2(0u);
-    for (int i = 0; i < 16; ++i) {
-        int r = region_of(regions, part, i);
-        int limit = is_anchor(regions, part, i) ? n / 2 : n;
-        uint best = 0xffffffffu;
-        for (int j = 0; j < limit; ++j) {
-            int d0 = min(abs(palette[48 * r + 3 * j] - s_h[3 * i]), kErrorCap);
-            int d1 = min(abs(palette[48 * r + 3 * j + 1] - s_h[3 * i + 1]), kErrorCap);
-            int d2 = min(abs(palette[48 * r + 3 * j + 2] - s_h[3 * i + 2]), kErrorCap);
-            best = min(best, uint(d0 * d0) + uint(d1 * d1) + uint(d2 * d2));
+    if (shape_regions(mode) == 1) {
+        ivec3 a = unquantize3(q.a0, epb), b = unquantize3(q.b0, epb);
+        ivec3 pal[16];
+        for (int j = 0; j < 16; ++j) pal[j] = palette_entry(a, b, kWeights4[j]);
+        for (int i = 0; i < 16; ++i) {
+            ivec3 h = s_h[i];
+            int limit = i == 0 ? 8 : 16;
+            uint best = 0xffffffffu;
+            for (int j = 0; j < 16; ++j)
+                if (j < limit) best = min(best, texel_error(pal[j], h));
+            total = add64(total, best * uint(s_weight[i]));
         }
+        return total;
+    }
+    ivec3 a0 = unquantize3(q.a0, epb), b0 = unquantize3(q.b0, epb), a1 = unquantize3(q.a1, epb), b1 = unquantize3(q.b1, epb);
+    ivec3 pal0[8], pal1[8];
+    for (int j = 0; j < 8; ++j) {
+        pal0[j] = palette_entry(a0, b0, kWeights3[j]);
+        pal1[j] = palette_entry(a1, b1, kWeights3[j]);
+    }
+    for (int i = 0; i < 16; ++i) {
+        ivec3 h = s_h[i];
+        bool second = region_of(2, part, i) == 1;
+        int limit = is_anchor(2, part, i) ? 4 : 8;
+        uint best = 0xffffffffu;
+        for (int j = 0; j < 8; ++j)
+            if (j < limit) best = min(best, texel_error(second ? pal1[j] : pal0[j], h));
         total = add64(total, best * uint(s_weight[i]));
     }
     return total;
 }
 
 // The same with the whole group: invocation j makes palette entry j, invocation i finds texel i's
-// nearest entry (its index in idx). Called by every invocation alike; q is clamped in place.
-uvec2 evaluate_shared(int mode, int part, inout int q[12], out int idx) {
-    clamp_deltas(mode, q);
+// nearest entry (its index in idx). Called by every invocation alike; returns q clamped in q.
+uvec2 evaluate_shared(int mode, int part, inout Ends q, out int idx) {
+    q = clamp_deltas(mode, q);
     int regions = kModeRegions[mode], epb = kModeEpb[mode];
     int n = regions == 2 ? 8 : 16;
-    if (g_lane < n)
-        for (int r = 0; r < regions; ++r)
-            for (int c = 0; c < 3; ++c) {
-                int a = unquantize(q[3 * (2 * r) + c], epb), b = unquantize(q[3 * (2 * r + 1) + c], epb);
-                s_palette[48 * r + 3 * g_lane + c] = finish(interpolate(a, b, palette_weight(regions, g_lane)));
-            }
+    if (g_lane < n) {
+        int w = palette_weight(regions, g_lane);
+        s_palette[g_lane] = palette_entry(unquantize3(q.a0, epb), unquantize3(q.b0, epb), w);
+        if (regions == 2) s_palette[16 + g_lane] = palette_entry(unquantize3(q.a1, epb), unquantize3(q.b1, epb), w);
+    }
     sync();
-    int r = region_of(regions, part, g_lane);
+    int base = 16 * region_of(regions, part, g_lane);
     int limit = is_anchor(regions, part, g_lane) ? n / 2 : n;
     uint best = 0xffffffffu;
     idx = 0;
     for (int j = 0; j < limit; ++j) {
-        int d0 = min(abs(s_palette[48 * r + 3 * j] - g_my_h[0]), kErrorCap);
-        int d1 = min(abs(s_palette[48 * r + 3 * j + 1] - g_my_h[1]), kErrorCap);
-        int d2 = min(abs(s_palette[48 * r + 3 * j + 2] - g_my_h[2]), kErrorCap);
-        uint e = uint(d0 * d0) + uint(d1 * d1) + uint(d2 * d2);
+        uint e = texel_error(s_palette[base + j], g_h);
         if (e < best) {
             best = e;
             idx = j;
@@ -186,70 +218,71 @@ uvec2 evaluate_shared(int mode, int part, inout int q[12], out int idx) {
     return total;
 }
 
-// Unquantized endpoints of region r into e[6 * r ..]: e0 then e1 (see bc6h.cpp's fit_region).
-void fit_region(int regions, int part, int r, inout int e[12]) {
-    int lo[3] = int[3](0xffff, 0xffff, 0xffff), hi[3] = int[3](0, 0, 0), sum[3] = int[3](0, 0, 0);
+// Unquantized endpoints of region r (see bc6h.cpp's fit_region): e0 on the anchor's side, then e1.
+void fit_region(int regions, int part, int r, out ivec3 e0, out ivec3 e1) {
+    ivec3 lo = ivec3(0xffff), hi = ivec3(0), sum = ivec3(0);
     int count = 0;
     for (int i = 0; i < 16; ++i) {
         if (region_of(regions, part, i) != r) continue;
         ++count;
-        for (int c = 0; c < 3; ++c) {
-            lo[c] = min(lo[c], s_t[3 * i + c]);
-            hi[c] = max(hi[c], s_t[3 * i + c]);
-            sum[c] += s_t[3 * i + c] >> 4;
-        }
+        ivec3 t = s_t[i];
+        lo = min(lo, t);
+        hi = max(hi, t);
+        sum += t >> 4;
     }
-    int k = 0;
-    for (int c = 1; c < 3; ++c)
-        if (hi[c] - lo[c] > hi[k] - lo[k]) k = c;
-    int cov[3] = int[3](0, 0, 0);
+    ivec3 span = hi - lo;
+    int k = span.y > span.x ? 1 : 0;
+    if (span.z > component(span, k)) k = 2;
+    ivec3 mean = sum / count;  // sums of non-negative values: the CPU's truncation
+    ivec3 cov = ivec3(0);
     for (int i = 0; i < 16; ++i) {
         if (region_of(regions, part, i) != r) continue;
-        int dk = (s_t[3 * i + k] >> 4) - sum[k] / count;
-        for (int c = 0; c < 3; ++c) cov[c] += ((s_t[3 * i + c] >> 4) - sum[c] / count) * dk;
+        ivec3 d = (s_t[i] >> 4) - mean;
+        cov += d * component(d, k);
     }
-    int e0[3], e1[3];
-    for (int c = 0; c < 3; ++c) {
-        bool rising = cov[c] >= 0;
-        e0[c] = rising ? lo[c] : hi[c];
-        e1[c] = rising ? hi[c] : lo[c];
-    }
+    e0 = ivec3(cov.x >= 0 ? lo.x : hi.x, cov.y >= 0 ? lo.y : hi.y, cov.z >= 0 ? lo.z : hi.z);
+    e1 = ivec3(cov.x >= 0 ? hi.x : lo.x, cov.y >= 0 ? hi.y : lo.y, cov.z >= 0 ? hi.z : lo.z);
     int anchor = r == 0 ? 0 : int(kAnchor2[part]);
-    int along = 0, len = 0;
-    for (int c = 0; c < 3; ++c) {
-        int d = (e1[c] >> 4) - (e0[c] >> 4);
-        along += ((s_t[3 * anchor + c] >> 4) - (e0[c] >> 4)) * d;
-        len += d * d;
-    }
-    bool swap = 2 * along > len;
-    for (int c = 0; c < 3; ++c) {
-        e[6 * r + c] = swap ? e1[c] : e0[c];
-        e[6 * r + 3 + c] = swap ? e0[c] : e1[c];
+    ivec3 d = (e1 >> 4) - (e0 >> 4);
+    ivec3 along = ((s_t[anchor] >> 4) - (e0 >> 4)) * d;
+    ivec3 len = d * d;
+    if (2 * (along.x + along.y + along.z) > len.x + len.y + len.z) {
+        ivec3 swap = e0;
+        e0 = e1;
+        e1 = swap;
     }
 }
 
-void fit_partition(int regions, int p, out int e[12]) {
-    for (int k = 0; k < 12; ++k) e[k] = 0;
-    for (int r = 0; r < regions; ++r) fit_region(regions, p, r, e);
+Ends fit_partition(int regions, int p) {
+    Ends e;
+    fit_region(regions, p, 0, e.a0, e.b0);
+    e.a1 = ivec3(0);
+    e.b1 = ivec3(0);
+    if (regions == 2) fit_region(regions, p, 1, e.a1, e.b1);
+    return e;
 }
 
 // Mode m's endpoints quantized from the unquantized fit e (deltas clamped).
-void quantized(int m, int e[12], out int q[12]) {
-    for (int k = 0; k < 12; ++k) q[k] = 0;
-    for (int k = 0; k < 2 * kModeRegions[m]; ++k)
-        for (int c = 0; c < 3; ++c) q[3 * k + c] = quantize(e[3 * k + c], kModeEpb[m]);
-    clamp_deltas(m, q);
+Ends quantized(int m, Ends e) {
+    int epb = kModeEpb[m];
+    Ends q;
+    q.a0 = quantize3(e.a0, epb);
+    q.b0 = quantize3(e.b0, epb);
+    q.a1 = kModeRegions[m] == 2 ? quantize3(e.a1, epb) : ivec3(0);
+    q.b1 = kModeRegions[m] == 2 ? quantize3(e.b1, epb) : ivec3(0);
+    return clamp_deltas(m, q);
 }
 
 // Mode candidate k of the default search, in bc6h.cpp's order: the one-region modes, then every
-// two-region mode on partition parts[0], then on parts[1]. Its mode and partition.
-ivec2 candidate(int k, int parts[2]) {
+// two-region mode on partition part0, then on part1. Its mode and partition.
+ivec2 candidate(int k, int part0, int part1) {
     int seen = 0;
     for (int m = 0; m < kModeCount; ++m)
         if (kModeRegions[m] == 1 && seen++ == k) return ivec2(m, 0);
-    for (int p = 0; p < 2; ++p)
-        for (int m = 0; m < kModeCount; ++m)
-            if (kModeRegions[m] == 2 && seen++ == k) return ivec2(m, parts[p]);
+    for (int m = 0; m < kModeCount; ++m)
+        if (kModeRegions[m] == 2 && seen++ == k) return ivec2(m, part0);
+    for (int m = 0; m < kModeCount; ++m)
+        if (kModeRegions[m] == 2 && seen++ == k) return ivec2(m, part1);
     return ivec2(-1, 0);
 }
 
@@ -262,32 +295,49 @@ int first_lowest(int count) {
     return best;
 }
 
-uvec4 g_block;
-void put_bit(int at, int bit) { g_block[at >> 5] |= uint(bit) << uint(at & 31); }
+// The value of bc6h.cpp's pack field f (endpoint k = f / 3 channel f % 3, or deltas from a0; 12:
+// the mode number; 13: the partition).
+int field_value(int m, int part, Ends q, int f) {
+    if (f == 12) return kModeCode[m];
+    if (f == 13) return part;
+    int k = f / 3, c = f % 3;
+    int v = component(end_of(q, k), c);
+    if (kModeTransformed[m] != 0 && k > 0) v = (v - component(q.a0, c)) & ((1 << kModeDelta[3 * m + c]) - 1);
+    return v;
+}
 
-uvec4 pack(int m, int part, int q[12]) {
+// The block (bc6h.cpp's pack), invocation l making byte l: bits 8l .. 8l + 7, header bits from the
+// mode's bit map, then the indices (anchors one bit short). Called by every invocation alike.
+uvec4 pack(int m, int part, Ends q) {
     int regions = kModeRegions[m];
-    int field[14];
-    for (int f = 0; f < 14; ++f) field[f] = 0;
-    for (int k = 0; k < 2 * regions; ++k)
-        for (int c = 0; c < 3; ++c)
-            field[3 * k + c] = (kModeTransformed[m] != 0 && k > 0) ? ((q[3 * k + c] - q[c]) & ((1 << kModeDelta[3 * m + c]) - 1)) : q[3 * k + c];
-    field[12] = kModeCode[m];
-    field[13] = part;
-    g_block = uvec4(0u);
     int header = kHeaderBits[m];
-    for (int b = 0; b < header; ++b) {
-        int at_map = 82 * m + b;
-        int entry = int((kBitMap[at_map >> 2] >> uint(8 * (at_map & 3))) & 0xffu);
-        put_bit(b, (field[entry >> 4] >> (entry & 15)) & 1);
-    }
     int ib = regions == 2 ? 3 : 4;
-    int at = header;
-    for (int i = 0; i < 16; ++i) {
-        int bits = is_anchor(regions, part, i) ? ib - 1 : ib;
-        for (int b = 0; b < bits; ++b) put_bit(at++, (s_idx[i] >> b) & 1);
+    uint byte_value = 0u;
+    for (int b = 0; b < 8; ++b) {
+        int at = 8 * g_lane + b, bit = 0;
+        if (at < header) {
+            int at_map = 82 * m + at;
+            int entry = int((kBitMap[at_map >> 2] >> uint(8 * (at_map & 3))) & 0xffu);
+            bit = (field_value(m, part, q, entry >> 4) >> (entry & 15)) & 1;
+        } else {
+            int offset = at - header;
+            for (int i = 0; i < 16; ++i) {
+                int bits = is_anchor(regions, part, i) ? ib - 1 : ib;
+                if (offset < bits) {
+                    bit = (s_idx[i] >> offset) & 1;
+                    break;
+                }
+                offset -= bits;
+            }
+        }
+        byte_value |= uint(bit) << uint(b);
     }
-    return g_block;
+    s_byte[g_lane] = byte_value;
+    sync();
+    uvec4 block;
+    for (int w = 0; w < 4; ++w)
+        block[w] = s_byte[4 * w] | (s_byte[4 * w + 1] << 8) | (s_byte[4 * w + 2] << 16) | (s_byte[4 * w + 3] << 24);
+    return block;
 }
 
 // The texel of face `face` at (row, col), or of its z mirror (ibl_ktx2.cpp's mirrored_in_z).
@@ -322,14 +372,10 @@ void main() {
 
     // Texel g_lane: its half bits, and the brightest channel (the weight's octaves) through s_weight.
     vec3 v = fetch(face, 4 * by + min(y, rows - 1), 4 * bx + min(x, cols - 1));
-    int brightest = 0;
-    for (int c = 0; c < 3; ++c) {
-        int h = half_bits(v[c]);
-        g_my_h[c] = h;
-        s_h[3 * g_lane + c] = h;
-        s_t[3 * g_lane + c] = (h * 64 + 30) / 31;
-        brightest = max(brightest, h);
-    }
+    g_h = ivec3(half_bits(v.r), half_bits(v.g), half_bits(v.b));
+    s_h[g_lane] = g_h;
+    s_t[g_lane] = (g_h * 64 + 30) / 31;
+    int brightest = max(g_h.x, max(g_h.y, g_h.z));
     s_weight[g_lane] = counted ? brightest : 0x7fffffff;
     sync();
     int dimmest = 0x7bff;
@@ -339,47 +385,35 @@ void main() {
     sync();
 
     // The two partitions whose unquantized fits are best: invocation l fits partitions l and l + 16.
-    for (int p = g_lane; p < kPartitionCount; p += 16) {
-        int e[12];
-        fit_partition(2, p, e);
-        s_ranked[p] = evaluate_alone(-1, p, e);
-    }
+    for (int p = g_lane; p < kPartitionCount; p += 16) s_ranked[p] = evaluate_alone(-1, p, fit_partition(2, p));
     sync();
-    uvec2 fit[2] = uvec2[2](kNoError, kNoError);
-    int parts[2] = int[2](0, 0);
+    uvec2 fit0 = kNoError, fit1 = kNoError;
+    int part0 = 0, part1 = 0;
     for (int p = 0; p < kPartitionCount; ++p) {
         uvec2 err = s_ranked[p];
-        if (less64(err, fit[0])) {
-            fit[1] = fit[0];
-            parts[1] = parts[0];
-            fit[0] = err;
-            parts[0] = p;
-        } else if (less64(err, fit[1])) {
-            fit[1] = err;
-            parts[1] = p;
+        if (less64(err, fit0)) {
+            fit1 = fit0;
+            part1 = part0;
+            fit0 = err;
+            part0 = p;
+        } else if (less64(err, fit1)) {
+            fit1 = err;
+            part1 = p;
         }
     }
     sync();
 
     // The 24 mode candidates, invocation l taking candidates l and l + 16; the best of them.
     for (int k = g_lane; k < kCandidateCount; k += 16) {
-        ivec2 mp = candidate(k, parts);
-        int e[12], q[12];
-        fit_partition(kModeRegions[mp.x], mp.y, e);
-        quantized(mp.x, e, q);
-        s_ranked[k] = evaluate_alone(mp.x, mp.y, q);
+        ivec2 mp = candidate(k, part0, part1);
+        s_ranked[k] = evaluate_alone(mp.x, mp.y, quantized(mp.x, fit_partition(kModeRegions[mp.x], mp.y)));
     }
     sync();
-    ivec2 mp = candidate(first_lowest(kCandidateCount), parts);
+    ivec2 mp = candidate(first_lowest(kCandidateCount), part0, part1);
     int mode = mp.x, part = mp.y;
-    int cand_q[12];
-    {
-        int e[12];
-        fit_partition(kModeRegions[mode], part, e);
-        quantized(mode, e, cand_q);
-    }
+    Ends cand = quantized(mode, fit_partition(kModeRegions[mode], part));
     int cand_idx;
-    uvec2 cand_error = evaluate_shared(mode, part, cand_q, cand_idx);
+    uvec2 cand_error = evaluate_shared(mode, part, cand, cand_idx);
 
     // Local search (bc6h.cpp's refine from 4): each quantized endpoint value moved by ±step while
     // that lowers the error, one move at a time in the CPU's order.
@@ -391,15 +425,19 @@ void main() {
             improved = false;
             for (int t = 0; t < 12 * regions; ++t) {
                 int k = t / 6, c = (t % 6) / 2, dir = (t & 1) != 0 ? 1 : -1;
-                int value = cand_q[3 * k + c] + dir * step;
+                ivec3 moved = ivec3(equal(ivec3(c), ivec3(0, 1, 2))) * (dir * step);
+                int value = component(end_of(cand, k) + moved, c);
                 if (value < 0 || value > top) continue;
-                int q[12] = cand_q;
-                q[3 * k + c] = value;
+                Ends q = cand;
+                if (k == 0) q.a0 += moved;
+                else if (k == 1) q.b0 += moved;
+                else if (k == 2) q.a1 += moved;
+                else q.b1 += moved;
                 int idx;
                 uvec2 e = evaluate_shared(mode, part, q, idx);
                 if (less64(e, cand_error)) {
                     cand_error = e;
-                    cand_q = q;
+                    cand = q;
                     cand_idx = idx;
                     improved = true;
                 }
@@ -409,5 +447,6 @@ void main() {
 
     s_idx[g_lane] = cand_idx;
     sync();
-    if (g_lane == 0) blocks[u_block_offset + uint(face * blocks_wide * blocks_high + block)] = pack(mode, part, cand_q);
+    uvec4 encoded = pack(mode, part, cand);
+    if (g_lane == 0) blocks[u_block_offset + uint(face * blocks_wide * blocks_high + block)] = encoded;
 }

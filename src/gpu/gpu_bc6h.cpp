@@ -1,7 +1,10 @@
 #include "gpu_bc6h.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bc6h_tables.h"
 #include "gl_objects.h"
@@ -9,15 +12,22 @@
 namespace bake {
 namespace {
 
-template <typename T, std::size_t N>
-std::string glsl_array(const char* type, const char* name, const std::array<T, N>& values) {
-    std::string s = std::string("const ") + type + " " + name + "[" + std::to_string(N) + "] = " + type + "[](";
-    for (std::size_t i = 0; i < N; ++i) s += (i ? ", " : "") + std::to_string(values[i]) + (type[0] == 'u' ? "u" : "");
-    return s + ");\n";
-}
+// bc6h_tables.h for the shader: one read-only storage buffer (binding 2) whose block is declared
+// here, array by array, beside the words that fill it, so that the two cannot drift apart. Not GLSL
+// const arrays: NVIDIA's compiler gave each invocation its own copy of those in local memory, which
+// made every table lookup a trip to L2 (the encoder ran 106 ms on the H200 for a 6x256^2 chain).
+struct Tables {
+    std::string block = "layout(std430, binding = 2) readonly buffer Tables {\n";
+    std::vector<std::uint32_t> words;
 
-// bc6h_tables.h as GLSL constants: the shader and the CPU encoder read the same tables.
-std::string table_defines() {
+    template <typename T, std::size_t N>
+    void add(const char* type, const char* name, const std::array<T, N>& values) {
+        block += std::string("    ") + type + " " + name + "[" + std::to_string(N) + "];\n";
+        for (T v : values) words.push_back(static_cast<std::uint32_t>(v));
+    }
+};
+
+Tables make_tables() {
     std::array<int, kBc6hModeCount> code{}, regions{}, epb{}, transformed{}, header{};
     std::array<int, 3 * kBc6hModeCount> delta{};
     std::array<unsigned, 82 * kBc6hModeCount / 4> bit_map{};  // four entries a word, the first in the low byte
@@ -40,11 +50,20 @@ std::string table_defines() {
     std::array<int, 16> w4{};
     for (int j = 0; j < 8; ++j) w3[j] = kBc6hWeights3[j];
     for (int j = 0; j < 16; ++j) w4[j] = kBc6hWeights4[j];
-    return glsl_array("int", "kModeCode", code) + glsl_array("int", "kModeRegions", regions) + glsl_array("int", "kModeEpb", epb) +
-           glsl_array("int", "kModeDelta", delta) + glsl_array("int", "kModeTransformed", transformed) +
-           glsl_array("int", "kHeaderBits", header) + glsl_array("uint", "kBitMap", bit_map) +
-           glsl_array("uint", "kPartitions", partitions) + glsl_array("uint", "kAnchor2", anchors) +
-           glsl_array("int", "kWeights3", w3) + glsl_array("int", "kWeights4", w4);
+    Tables t;
+    t.add("int", "kModeCode", code);
+    t.add("int", "kModeRegions", regions);
+    t.add("int", "kModeEpb", epb);
+    t.add("int", "kModeDelta", delta);
+    t.add("int", "kModeTransformed", transformed);
+    t.add("int", "kHeaderBits", header);
+    t.add("uint", "kBitMap", bit_map);
+    t.add("uint", "kPartitions", partitions);
+    t.add("uint", "kAnchor2", anchors);
+    t.add("int", "kWeights3", w3);
+    t.add("int", "kWeights4", w4);
+    t.block += "};\n";
+    return t;
 }
 
 }  // namespace
@@ -53,13 +72,19 @@ struct GpuBc6hEncoder::Impl {
     explicit Impl(ComputePrograms& p) : programs(p) {}
     ComputePrograms& programs;
     GlBuffer blocks;
+    GlBuffer tables;
+    bool tables_filled = false;
     StageTimer timer;
     double last_ms = 0;
 
     GLuint program(bool buffer) {
         // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
-        static const std::string tables = table_defines();
-        return programs.get("bc6h_encode.comp", std::string("#define SH_ORDER 1\n") + (buffer ? "#define SOURCE_BUFFER\n" : "") + tables);
+        static const Tables t = make_tables();
+        if (!tables_filled) {
+            tables.allocate(t.words.size() * sizeof(std::uint32_t), t.words.data());
+            tables_filled = true;
+        }
+        return programs.get("bc6h_encode.comp", std::string("#define SH_ORDER 1\n") + (buffer ? "#define SOURCE_BUFFER\n" : "") + t.block);
     }
 
     // One dispatch a level; the blocks of every level into one buffer, read back once.
@@ -78,6 +103,7 @@ struct GpuBc6hEncoder::Impl {
         }
         blocks.allocate(total * kBc6hBlockBytes, nullptr, GL_STREAM_READ);
         blocks.bind(1);
+        tables.bind(2);
         glUseProgram(program);
         glUniform1i(glGetUniformLocation(program, "u_mirror_z"), mirror_z ? 1 : 0);
         timer.reset();
