@@ -16,7 +16,7 @@
 // of bc6h_tables.h: kModeCode, kModeRegions, kModeEpb, kModeDelta (3 a mode), kModeTransformed,
 // kHeaderBits, kBitMap (82 bytes a mode, field * 16 + bit, four to a word), kPartitions, kAnchor2,
 // kWeights3, kWeights4.
-layout(local_size_x = 16) in;
+layout(local_size_x = 32) in;
 
 #ifdef SOURCE_BUFFER
 layout(std430, binding = 0) readonly buffer Source { vec4 source_texels[]; };
@@ -42,11 +42,11 @@ shared ivec3 s_t[16];        // the smallest unquantized values decoding to them
 shared int s_weight[16];     // 1 + whole octaves above the dimmest texel (at most 16); 0 for padding
 shared ivec3 s_palette[32];  // evaluate_shared: region r's entry j at 16 * r + j
 shared uint s_error[16];     // evaluate_shared: texel i's weighted error
-shared uvec2 s_ranked[32];   // a partition's or a candidate's error
+shared uvec2 s_ranked[32];   // a partition's, a candidate's or a move's error
 shared int s_idx[16];
 shared uint s_byte[16];      // the packed block, byte by byte
 
-int g_lane;     // the texel this invocation stands for
+int g_lane;     // 0 .. 31; below 16, the texel this invocation stands for
 ivec3 g_h;      // its half bits
 
 // A candidate's quantized endpoints: region 0 from a0 to b0, region 1 from a1 to b1 (bc6h.cpp's
@@ -200,18 +200,20 @@ uvec2 evaluate_shared(int mode, int part, inout Ends q, out int idx) {
         if (regions == 2) s_palette[16 + g_lane] = palette_entry(unquantize3(q.a1, epb), unquantize3(q.b1, epb), w);
     }
     sync();
-    int base = 16 * region_of(regions, part, g_lane);
-    int limit = is_anchor(regions, part, g_lane) ? n / 2 : n;
-    uint best = 0xffffffffu;
     idx = 0;
-    for (int j = 0; j < limit; ++j) {
-        uint e = texel_error(s_palette[base + j], g_h);
-        if (e < best) {
-            best = e;
-            idx = j;
+    if (g_lane < 16) {
+        int base = 16 * region_of(regions, part, g_lane);
+        int limit = is_anchor(regions, part, g_lane) ? n / 2 : n;
+        uint best = 0xffffffffu;
+        for (int j = 0; j < limit; ++j) {
+            uint e = texel_error(s_palette[base + j], g_h);
+            if (e < best) {
+                best = e;
+                idx = j;
+            }
         }
+        s_error[g_lane] = best * uint(s_weight[g_lane]);
     }
-    s_error[g_lane] = best * uint(s_weight[g_lane]);
     sync();
     uvec2 total = uvec2(0u);
     for (int i = 0; i < 16; ++i) total = add64(total, s_error[i]);
@@ -313,7 +315,7 @@ uvec4 pack(int m, int part, Ends q) {
     int header = kHeaderBits[m];
     int ib = regions == 2 ? 3 : 4;
     uint byte_value = 0u;
-    for (int b = 0; b < 8; ++b) {
+    for (int b = 0; b < 8 && g_lane < 16; ++b) {
         int at = 8 * g_lane + b, bit = 0;
         if (at < header) {
             int at_map = 82 * m + at;
@@ -332,12 +334,26 @@ uvec4 pack(int m, int part, Ends q) {
         }
         byte_value |= uint(bit) << uint(b);
     }
-    s_byte[g_lane] = byte_value;
+    if (g_lane < 16) s_byte[g_lane] = byte_value;
     sync();
     uvec4 block;
     for (int w = 0; w < 4; ++w)
         block[w] = s_byte[4 * w] | (s_byte[4 * w + 1] << 8) | (s_byte[4 * w + 2] << 16) | (s_byte[4 * w + 3] << 24);
     return block;
+}
+
+// Move t of the local search (endpoint t / 6, channel (t % 6) / 2, down for even t, up for odd) by
+// step on q; a0.x = -1 where it leaves the mode's range [0, top].
+Ends moved(Ends q, int t, int step, int top) {
+    int k = t / 6, c = (t % 6) / 2, dir = (t & 1) != 0 ? 1 : -1;
+    ivec3 by = ivec3(equal(ivec3(c), ivec3(0, 1, 2))) * (dir * step);
+    int value = component(end_of(q, k) + by, c);
+    if (k == 0) q.a0 += by;
+    else if (k == 1) q.b0 += by;
+    else if (k == 2) q.a1 += by;
+    else q.b1 += by;
+    if (value < 0 || value > top) q.a0.x = -1;
+    return q;
 }
 
 // The texel of face `face` at (row, col), or of its z mirror (ibl_ktx2.cpp's mirrored_in_z).
@@ -365,27 +381,30 @@ void main() {
     if (block >= blocks_wide * blocks_high) return;  // the whole group alike
     int face = int(gl_WorkGroupID.z);
     g_lane = int(gl_LocalInvocationIndex);
+    int texel = g_lane & 15;
     int bx = block % blocks_wide, by = block / blocks_wide;
     int rows = min(4, u_height - 4 * by), cols = min(4, u_width - 4 * bx);
-    int y = g_lane >> 2, x = g_lane & 3;
+    int y = texel >> 2, x = texel & 3;
     bool counted = y < rows && x < cols;
 
     // Texel g_lane: its half bits, and the brightest channel (the weight's octaves) through s_weight.
     vec3 v = fetch(face, 4 * by + min(y, rows - 1), 4 * bx + min(x, cols - 1));
     g_h = ivec3(half_bits(v.r), half_bits(v.g), half_bits(v.b));
-    s_h[g_lane] = g_h;
-    s_t[g_lane] = (g_h * 64 + 30) / 31;
     int brightest = max(g_h.x, max(g_h.y, g_h.z));
-    s_weight[g_lane] = counted ? brightest : 0x7fffffff;
+    if (g_lane < 16) {
+        s_h[texel] = g_h;
+        s_t[texel] = (g_h * 64 + 30) / 31;
+        s_weight[texel] = counted ? brightest : 0x7fffffff;
+    }
     sync();
     int dimmest = 0x7bff;
     for (int i = 0; i < 16; ++i) dimmest = min(dimmest, s_weight[i]);
     sync();
-    s_weight[g_lane] = counted ? min(16, 1 + ((brightest - dimmest) >> 10)) : 0;
+    if (g_lane < 16) s_weight[texel] = counted ? min(16, 1 + ((brightest - dimmest) >> 10)) : 0;
     sync();
 
-    // The two partitions whose unquantized fits are best: invocation l fits partitions l and l + 16.
-    for (int p = g_lane; p < kPartitionCount; p += 16) s_ranked[p] = evaluate_alone(-1, p, fit_partition(2, p));
+    // The two partitions whose unquantized fits are best: invocation p fits partition p.
+    s_ranked[g_lane] = evaluate_alone(-1, g_lane, fit_partition(2, g_lane));
     sync();
     uvec2 fit0 = kNoError, fit1 = kNoError;
     int part0 = 0, part1 = 0;
@@ -403,49 +422,56 @@ void main() {
     }
     sync();
 
-    // The 24 mode candidates, invocation l taking candidates l and l + 16; the best of them.
-    for (int k = g_lane; k < kCandidateCount; k += 16) {
-        ivec2 mp = candidate(k, part0, part1);
-        s_ranked[k] = evaluate_alone(mp.x, mp.y, quantized(mp.x, fit_partition(kModeRegions[mp.x], mp.y)));
+    // The 24 mode candidates, invocation k taking candidate k; the best of them.
+    if (g_lane < kCandidateCount) {
+        ivec2 mp = candidate(g_lane, part0, part1);
+        s_ranked[g_lane] = evaluate_alone(mp.x, mp.y, quantized(mp.x, fit_partition(kModeRegions[mp.x], mp.y)));
     }
     sync();
     ivec2 mp = candidate(first_lowest(kCandidateCount), part0, part1);
     int mode = mp.x, part = mp.y;
     Ends cand = quantized(mode, fit_partition(kModeRegions[mode], part));
-    int cand_idx;
-    uvec2 cand_error = evaluate_shared(mode, part, cand, cand_idx);
+    uvec2 cand_error = s_ranked[first_lowest(kCandidateCount)];
+    sync();
 
     // Local search (bc6h.cpp's refine from 4): each quantized endpoint value moved by ±step while
-    // that lowers the error, one move at a time in the CPU's order.
+    // that lowers the error, move t of a round being tried on the endpoints that moves 0 .. t-1 left.
+    // The moves from `from` on are tried at once, invocation t taking move t; the first that lowers
+    // the error is the one the CPU's serial search takes, since it tried those before it on the same
+    // endpoints and kept none; the search goes on from the move after it.
     int regions = kModeRegions[mode];
+    int moves = 12 * regions;
     int top = (1 << kModeEpb[mode]) - 1;
     for (int step = 4; step >= 1; step >>= 1) {
         bool improved = true;
         for (int round = 0; round < 4 && improved; ++round) {
             improved = false;
-            for (int t = 0; t < 12 * regions; ++t) {
-                int k = t / 6, c = (t % 6) / 2, dir = (t & 1) != 0 ? 1 : -1;
-                ivec3 moved = ivec3(equal(ivec3(c), ivec3(0, 1, 2))) * (dir * step);
-                int value = component(end_of(cand, k) + moved, c);
-                if (value < 0 || value > top) continue;
-                Ends q = cand;
-                if (k == 0) q.a0 += moved;
-                else if (k == 1) q.b0 += moved;
-                else if (k == 2) q.a1 += moved;
-                else q.b1 += moved;
-                int idx;
-                uvec2 e = evaluate_shared(mode, part, q, idx);
-                if (less64(e, cand_error)) {
-                    cand_error = e;
-                    cand = q;
-                    cand_idx = idx;
-                    improved = true;
+            int from = 0;
+            while (from < moves) {
+                uvec2 e = kNoError;
+                Ends q;
+                if (g_lane >= from && g_lane < moves) {
+                    q = moved(cand, g_lane, step, top);
+                    if (q.a0.x >= 0) e = evaluate_alone(mode, part, clamp_deltas(mode, q));
                 }
+                s_ranked[g_lane] = e;
+                sync();
+                int taken = -1;
+                for (int t = from; t < moves && taken < 0; ++t)
+                    if (less64(s_ranked[t], cand_error)) taken = t;
+                if (taken >= 0) cand_error = s_ranked[taken];
+                sync();
+                if (taken < 0) break;
+                cand = clamp_deltas(mode, moved(cand, taken, step, top));
+                improved = true;
+                from = taken + 1;
             }
         }
     }
+    int cand_idx;
+    evaluate_shared(mode, part, cand, cand_idx);
 
-    s_idx[g_lane] = cand_idx;
+    if (g_lane < 16) s_idx[g_lane] = cand_idx;
     sync();
     uvec4 encoded = pack(mode, part, cand);
     if (g_lane == 0) blocks[u_block_offset + uint(face * blocks_wide * blocks_high + block)] = encoded;
