@@ -1,15 +1,18 @@
-// BC6H_UF16 blocks of float texels, one work group of 16 invocations a block (one a texel): the
-// default setting of the encoder of src/core/outputs/bc6h.cpp, in the same integers after the
+// BC6H_UF16 blocks of float texels, one work group of 32 invocations (a warp on NVIDIA) a block:
+// the default setting of the encoder of src/core/outputs/bc6h.cpp, in the same integers after the
 // conversion to half bits, so that both write the same bytes (tests/test_gpu_bc6h.cpp). Change one,
 // change the other. The thorough setting is the CPU's alone.
 //
-// Where the CPU loops over a block, the work group splits it: a candidate's palette by entry and
-// its error by texel (evaluate_shared: the greedy refinement, whose moves depend on one another),
-// or the 32 partitions and 24 mode candidates by invocation (evaluate_alone). Every decision is
-// taken from values in shared memory that all invocations read alike, so control flow stays
-// uniform in the group, as barrier() requires, and integer sums make the order of addition moot.
-// One invocation a block, as the CPU does it, took NVIDIA's compiler minutes (the search unrolled
-// into hundreds of copies) and ran 5 times slower than this on the H200 (bench/NOTES.md).
+// Where the CPU loops over a block, the work group splits it by what it tries: invocation p ranks
+// partition p, invocation k evaluates mode candidate k, invocation t refinement move t, each over
+// the whole block alone (evaluate_alone); the texels' own work (their half bits, the final indices,
+// the packed bytes) goes one an invocation. Every decision is taken from values in shared memory
+// that all invocations read alike, so control flow stays uniform in the group, as barrier()
+// requires, and integer sums make the order of addition moot.
+//
+// NVIDIA's compiler keeps an array indexed at run time in local memory, per invocation: the tables
+// live in a storage buffer, a candidate's endpoints are four vectors, and the palettes are indexed
+// only by the counters of loops it unrolls. The 6x256^2 chain takes 6.3 ms on the H200 (bench/NOTES.md).
 //
 // Prepended by src/gpu/gpu_bc6h.cpp: SOURCE_BUFFER where the texels are vec4s in a buffer (else a
 // sampler2DArray: a cube map's or 2D texture's view), and the storage block (binding 2) of the tables
@@ -42,7 +45,10 @@ shared ivec3 s_t[16];        // the smallest unquantized values decoding to them
 shared int s_weight[16];     // 1 + whole octaves above the dimmest texel (at most 16); 0 for padding
 shared ivec3 s_palette[32];  // evaluate_shared: region r's entry j at 16 * r + j
 shared uint s_error[16];     // evaluate_shared: texel i's weighted error
-shared uvec2 s_ranked[32];   // a partition's, a candidate's or a move's error
+shared uvec2 s_ranked[32];   // a partition's or a candidate's error
+shared uvec2 s_half[4];      // the one-region candidates' errors over texels 8 .. 15
+shared uvec2 s_move[3][32];  // the refinement's moves' errors, three sets used in turn
+shared uint s_better[3];     // bit t: move t lowers the error
 shared int s_idx[16];
 shared uint s_byte[16];      // the packed block, byte by byte
 
@@ -50,8 +56,7 @@ int g_lane;     // 0 .. 31; below 16, the texel this invocation stands for
 ivec3 g_h;      // its half bits
 
 // A candidate's quantized endpoints: region 0 from a0 to b0, region 1 from a1 to b1 (bc6h.cpp's
-// q[0..3]). Four vectors, not an array: NVIDIA's compiler puts an array indexed at run time in
-// local memory, and the search's arrays thrashed it (the encoder took 106 ms for a 6x256^2 chain).
+// q[0..3]), four vectors rather than an array.
 struct Ends {
     ivec3 a0, b0, a1, b1;
 };
@@ -153,14 +158,14 @@ Ends clamp_deltas(int mode, Ends q) {
 // bc6h.cpp's evaluate for the whole block in this invocation alone (q clamped first by the caller).
 // The palettes are indexed only by the counters of loops of constant length, which the compiler
 // unrolls: they stay in registers.
-uvec2 evaluate_alone(int mode, int part, Ends q) {
+uvec2 evaluate_alone(int mode, int part, Ends q, int first, int last) {
     int epb = shape_epb(mode);
     uvec2 total = uvec2(0u);
     if (shape_regions(mode) == 1) {
         ivec3 a = unquantize3(q.a0, epb), b = unquantize3(q.b0, epb);
         ivec3 pal[16];
         for (int j = 0; j < 16; ++j) pal[j] = palette_entry(a, b, kWeights4[j]);
-        for (int i = 0; i < 16; ++i) {
+        for (int i = first; i < last; ++i) {
             ivec3 h = s_h[i];
             int limit = i == 0 ? 8 : 16;
             uint best = 0xffffffffu;
@@ -176,7 +181,7 @@ uvec2 evaluate_alone(int mode, int part, Ends q) {
         pal0[j] = palette_entry(a0, b0, kWeights3[j]);
         pal1[j] = palette_entry(a1, b1, kWeights3[j]);
     }
-    for (int i = 0; i < 16; ++i) {
+    for (int i = first; i < last; ++i) {
         ivec3 h = s_h[i];
         bool second = region_of(2, part, i) == 1;
         int limit = is_anchor(2, part, i) ? 4 : 8;
@@ -342,11 +347,11 @@ uvec4 pack(int m, int part, Ends q) {
     return block;
 }
 
-// Move t of the local search (endpoint t / 6, channel (t % 6) / 2, down for even t, up for odd) by
-// step on q; a0.x = -1 where it leaves the mode's range [0, top].
-Ends moved(Ends q, int t, int step, int top) {
+// Move t of the local search on q: endpoint t / 6, channel (t % 6) / 2, down by 1 for even t, up
+// for odd; a0.x = -1 where it leaves the mode's range [0, top].
+Ends moved(Ends q, int t, int top) {
     int k = t / 6, c = (t % 6) / 2, dir = (t & 1) != 0 ? 1 : -1;
-    ivec3 by = ivec3(equal(ivec3(c), ivec3(0, 1, 2))) * (dir * step);
+    ivec3 by = ivec3(equal(ivec3(c), ivec3(0, 1, 2))) * dir;
     int value = component(end_of(q, k) + by, c);
     if (k == 0) q.a0 += by;
     else if (k == 1) q.b0 += by;
@@ -404,7 +409,7 @@ void main() {
     sync();
 
     // The two partitions whose unquantized fits are best: invocation p fits partition p.
-    s_ranked[g_lane] = evaluate_alone(-1, g_lane, fit_partition(2, g_lane));
+    s_ranked[g_lane] = evaluate_alone(-1, g_lane, fit_partition(2, g_lane), 0, 16);
     sync();
     uvec2 fit0 = kNoError, fit1 = kNoError;
     int part0 = 0, part1 = 0;
@@ -422,50 +427,64 @@ void main() {
     }
     sync();
 
-    // The 24 mode candidates, invocation k taking candidate k; the best of them.
-    if (g_lane < kCandidateCount) {
-        ivec2 mp = candidate(g_lane, part0, part1);
-        s_ranked[g_lane] = evaluate_alone(mp.x, mp.y, quantized(mp.x, fit_partition(kModeRegions[mp.x], mp.y)));
+    // The 24 mode candidates, invocation k taking candidate k; the best of them. The one-region
+    // candidates (0 .. 3) have twice the palette: invocations 24 .. 27 take their texels 8 .. 15.
+    if (g_lane < 28) {
+        int k = g_lane < kCandidateCount ? g_lane : g_lane - kCandidateCount;
+        ivec2 mp = candidate(k, part0, part1);
+        int regions = kModeRegions[mp.x];
+        uvec2 e = evaluate_alone(mp.x, mp.y, quantized(mp.x, fit_partition(regions, mp.y)), g_lane >= kCandidateCount ? 8 : 0,
+                                 regions == 1 && g_lane < kCandidateCount ? 8 : 16);
+        if (g_lane < kCandidateCount) s_ranked[g_lane] = e;
+        else s_half[k] = e;
+    }
+    if (g_lane == 0) s_better[0] = 0u;
+    sync();
+    if (g_lane < 4) {
+        uvec2 half_error = s_half[g_lane];
+        uvec2 sum = add64(s_ranked[g_lane], half_error.x);
+        s_ranked[g_lane] = uvec2(sum.x, sum.y + half_error.y);
     }
     sync();
     ivec2 mp = candidate(first_lowest(kCandidateCount), part0, part1);
     int mode = mp.x, part = mp.y;
     Ends cand = quantized(mode, fit_partition(kModeRegions[mode], part));
     uvec2 cand_error = s_ranked[first_lowest(kCandidateCount)];
-    sync();
+    int set = 0;
 
-    // Local search (bc6h.cpp's refine from 4): each quantized endpoint value moved by ±step while
-    // that lowers the error, move t of a round being tried on the endpoints that moves 0 .. t-1 left.
+    // Local search (bc6h.cpp's refine from 1): each quantized endpoint value moved by ±1 while that
+    // lowers the error, move t of a round being tried on the endpoints that moves 0 .. t-1 left.
     // The moves from `from` on are tried at once, invocation t taking move t; the first that lowers
     // the error is the one the CPU's serial search takes, since it tried those before it on the same
-    // endpoints and kept none; the search goes on from the move after it.
+    // endpoints and kept none; the search goes on from the move after it. The moves' errors and
+    // flags rotate over three sets, so that one barrier a try suffices: a set is cleared two tries
+    // after it was read, and written the try after.
     int regions = kModeRegions[mode];
     int moves = 12 * regions;
     int top = (1 << kModeEpb[mode]) - 1;
-    for (int step = 4; step >= 1; step >>= 1) {
-        bool improved = true;
-        for (int round = 0; round < 4 && improved; ++round) {
-            improved = false;
-            int from = 0;
-            while (from < moves) {
-                uvec2 e = kNoError;
-                Ends q;
-                if (g_lane >= from && g_lane < moves) {
-                    q = moved(cand, g_lane, step, top);
-                    if (q.a0.x >= 0) e = evaluate_alone(mode, part, clamp_deltas(mode, q));
+    bool improved = true;
+    for (int round = 0; round < 4 && improved; ++round) {
+        improved = false;
+        int from = 0;
+        while (from < moves) {
+            if (g_lane >= from && g_lane < moves) {
+                Ends q = moved(cand, g_lane, top);
+                if (q.a0.x >= 0) {
+                    uvec2 e = evaluate_alone(mode, part, clamp_deltas(mode, q), 0, 16);
+                    s_move[set][g_lane] = e;
+                    if (less64(e, cand_error)) atomicOr(s_better[set], 1u << uint(g_lane));
                 }
-                s_ranked[g_lane] = e;
-                sync();
-                int taken = -1;
-                for (int t = from; t < moves && taken < 0; ++t)
-                    if (less64(s_ranked[t], cand_error)) taken = t;
-                if (taken >= 0) cand_error = s_ranked[taken];
-                sync();
-                if (taken < 0) break;
-                cand = clamp_deltas(mode, moved(cand, taken, step, top));
-                improved = true;
-                from = taken + 1;
             }
+            if (g_lane == 0) s_better[(set + 1) % 3] = 0u;
+            sync();
+            uint better = s_better[set];
+            int taken = better == 0u ? -1 : findLSB(better);
+            if (taken >= 0) cand_error = s_move[set][taken];
+            set = (set + 1) % 3;
+            if (taken < 0) break;
+            cand = clamp_deltas(mode, moved(cand, taken, top));
+            improved = true;
+            from = taken + 1;
         }
     }
     int cand_idx;

@@ -237,7 +237,7 @@ Candidate search(const Texels& tx, Bc6hQuality quality) {
             for (int m = 0; m < kBc6hModeCount; ++m)
                 if (kBc6hModes[m].regions == 2) keep_better(best, quantized_candidate(tx, m, part[k], e));
         }
-        refine(tx, best, 4);
+        refine(tx, best, 1);
         return best;
     }
     // Thorough: each mode's best partition, refined; the best of the fourteen.
