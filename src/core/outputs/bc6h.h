@@ -20,7 +20,7 @@
 // the four one-region modes, the two partitions whose unquantized fits are best with the ten
 // two-region modes on each, then the best candidate's endpoints refined by a local search (each
 // quantized endpoint value moved by ±1 while the error falls, at most four rounds; starting from ±4
-// gained nothing over four maps' chains, -0.03 to +0.28 dB mPSNR, for 60% more evaluations:
+// gained nothing over four maps' chains, -0.08 to +0.28 dB mPSNR, for 60% more evaluations:
 // bench/NOTES.md). Thorough: every
 // mode with every partition, the best partition of each mode refined by the same search from larger
 // steps (2^(endpoint bits - 8)) down. Indices are the
