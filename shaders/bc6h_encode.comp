@@ -12,7 +12,8 @@
 //
 // NVIDIA's compiler keeps an array indexed at run time in local memory, per invocation: the tables
 // live in a storage buffer, a candidate's endpoints are four vectors, and the palettes are indexed
-// only by the counters of loops it unrolls. The 6x256^2 chain takes 6.3 ms on the H200 (bench/NOTES.md).
+// only by the counters of loops it unrolls. The 6x256^2 chain takes 6.0 ms on the H200, bound by
+// how many work groups a multiprocessor holds at once (bench/NOTES.md).
 //
 // Prepended by src/gpu/gpu_bc6h.cpp: SOURCE_BUFFER where the texels are vec4s in a buffer (else a
 // sampler2DArray: a cube map's or 2D texture's view), and the storage block (binding 2) of the tables
@@ -155,9 +156,9 @@ Ends clamp_deltas(int mode, Ends q) {
     return q;
 }
 
-// bc6h.cpp's evaluate for the whole block in this invocation alone (q clamped first by the caller).
-// The palettes are indexed only by the counters of loops of constant length, which the compiler
-// unrolls: they stay in registers.
+// bc6h.cpp's evaluate over texels first .. last-1 in this invocation alone (q clamped first by the
+// caller). The palettes are indexed only by the counters of loops of constant length, which the
+// compiler unrolls: they stay in registers.
 uvec2 evaluate_alone(int mode, int part, Ends q, int first, int last) {
     int epb = shape_epb(mode);
     uvec2 total = uvec2(0u);
@@ -188,6 +189,34 @@ uvec2 evaluate_alone(int mode, int part, Ends q, int first, int last) {
         uint best = 0xffffffffu;
         for (int j = 0; j < 8; ++j)
             if (j < limit) best = min(best, texel_error(second ? pal1[j] : pal0[j], h));
+        total = add64(total, best * uint(s_weight[i]));
+    }
+    return total;
+}
+
+// evaluate_alone where every invocation has the same partition (the refinement's): a texel's
+// region taken by a branch all invocations take alike, rather than a select per palette entry.
+uvec2 evaluate_together(int mode, int part, Ends q) {
+    int epb = kModeEpb[mode];
+    if (kModeRegions[mode] == 1) return evaluate_alone(mode, part, q, 0, 16);
+    ivec3 a0 = unquantize3(q.a0, epb), b0 = unquantize3(q.b0, epb), a1 = unquantize3(q.a1, epb), b1 = unquantize3(q.b1, epb);
+    ivec3 pal0[8], pal1[8];
+    for (int j = 0; j < 8; ++j) {
+        pal0[j] = palette_entry(a0, b0, kWeights3[j]);
+        pal1[j] = palette_entry(a1, b1, kWeights3[j]);
+    }
+    uvec2 total = uvec2(0u);
+    for (int i = 0; i < 16; ++i) {
+        ivec3 h = s_h[i];
+        int limit = is_anchor(2, part, i) ? 4 : 8;
+        uint best = 0xffffffffu;
+        if (region_of(2, part, i) == 1) {
+            for (int j = 0; j < 8; ++j)
+                if (j < limit) best = min(best, texel_error(pal1[j], h));
+        } else {
+            for (int j = 0; j < 8; ++j)
+                if (j < limit) best = min(best, texel_error(pal0[j], h));
+        }
         total = add64(total, best * uint(s_weight[i]));
     }
     return total;
@@ -470,7 +499,7 @@ void main() {
             if (g_lane >= from && g_lane < moves) {
                 Ends q = moved(cand, g_lane, top);
                 if (q.a0.x >= 0) {
-                    uvec2 e = evaluate_alone(mode, part, clamp_deltas(mode, q), 0, 16);
+                    uvec2 e = evaluate_together(mode, part, clamp_deltas(mode, q));
                     s_move[set][g_lane] = e;
                     if (less64(e, cand_error)) atomicOr(s_better[set], 1u << uint(g_lane));
                 }
