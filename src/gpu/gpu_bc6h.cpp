@@ -14,8 +14,9 @@ namespace {
 
 // bc6h_tables.h for the shader: one read-only storage buffer (binding 2) whose block is declared
 // here, array by array, beside the words that fill it, so that the two cannot drift apart. Not GLSL
-// const arrays: NVIDIA's compiler gave each invocation its own copy of those in local memory, which
-// made every table lookup a trip to L2 (the encoder ran 106 ms on the H200 for a 6x256^2 chain).
+// const arrays: NVIDIA's compiler gives each invocation its own copy of one indexed at run time, in
+// local memory (with them, and the search's own such arrays, the encoder took 106 ms on the H200
+// for a 6x256^2 chain, against 11 ms without: bench/NOTES.md).
 struct Tables {
     std::string block = "layout(std430, binding = 2) readonly buffer Tables {\n";
     std::vector<std::uint32_t> words;
