@@ -12,7 +12,7 @@
 //
 // NVIDIA's compiler keeps an array indexed at run time in local memory, per invocation: the tables
 // live in a storage buffer, a candidate's endpoints are four vectors, and the palettes are indexed
-// only by the counters of loops it unrolls. The 6x256^2 chain takes 6.0 ms on the H200, bound by
+// only by the counters of loops it unrolls. The 6x256^2 chain takes 5.7 ms on the H200, bound by
 // how many work groups a multiprocessor holds at once (bench/NOTES.md).
 //
 // Prepended by src/gpu/gpu_bc6h.cpp: SOURCE_BUFFER where the texels are vec4s in a buffer (else a
@@ -44,8 +44,7 @@ const int kCandidateCount = 24;  // four one-region modes, then ten two-region m
 shared ivec3 s_h[16];        // texel i's half bits
 shared ivec3 s_t[16];        // the smallest unquantized values decoding to them
 shared int s_weight[16];     // 1 + whole octaves above the dimmest texel (at most 16); 0 for padding
-shared ivec3 s_palette[32];  // evaluate_shared: region r's entry j at 16 * r + j
-shared uint s_error[16];     // evaluate_shared: texel i's weighted error
+shared ivec3 s_palette[32];  // nearest_index: region r's entry j at 16 * r + j
 shared uvec2 s_ranked[32];   // a partition's or a candidate's error
 shared uvec2 s_half[4];      // the one-region candidates' errors over texels 8 .. 15
 shared uvec2 s_move[3][32];  // the refinement's moves' errors, three sets used in turn
@@ -222,10 +221,9 @@ uvec2 evaluate_together(int mode, int part, Ends q) {
     return total;
 }
 
-// The same with the whole group: invocation j makes palette entry j, invocation i finds texel i's
-// nearest entry (its index in idx). Called by every invocation alike; returns q clamped in q.
-uvec2 evaluate_shared(int mode, int part, inout Ends q, out int idx) {
-    q = clamp_deltas(mode, q);
+// The index of this invocation's texel (below 16) for endpoints q (clamped): the nearest entry of
+// its region's palette, invocation j making entry j. Called by every invocation alike.
+int nearest_index(int mode, int part, Ends q) {
     int regions = kModeRegions[mode], epb = kModeEpb[mode];
     int n = regions == 2 ? 8 : 16;
     if (g_lane < n) {
@@ -234,7 +232,7 @@ uvec2 evaluate_shared(int mode, int part, inout Ends q, out int idx) {
         if (regions == 2) s_palette[16 + g_lane] = palette_entry(unquantize3(q.a1, epb), unquantize3(q.b1, epb), w);
     }
     sync();
-    idx = 0;
+    int idx = 0;
     if (g_lane < 16) {
         int base = 16 * region_of(regions, part, g_lane);
         int limit = is_anchor(regions, part, g_lane) ? n / 2 : n;
@@ -246,12 +244,8 @@ uvec2 evaluate_shared(int mode, int part, inout Ends q, out int idx) {
                 idx = j;
             }
         }
-        s_error[g_lane] = best * uint(s_weight[g_lane]);
     }
-    sync();
-    uvec2 total = uvec2(0u);
-    for (int i = 0; i < 16; ++i) total = add64(total, s_error[i]);
-    return total;
+    return idx;
 }
 
 // Unquantized endpoints of region r (see bc6h.cpp's fit_region): e0 on the anchor's side, then e1.
@@ -475,10 +469,11 @@ void main() {
         s_ranked[g_lane] = uvec2(sum.x, sum.y + half_error.y);
     }
     sync();
-    ivec2 mp = candidate(first_lowest(kCandidateCount), part0, part1);
+    int chosen = first_lowest(kCandidateCount);
+    ivec2 mp = candidate(chosen, part0, part1);
     int mode = mp.x, part = mp.y;
     Ends cand = quantized(mode, fit_partition(kModeRegions[mode], part));
-    uvec2 cand_error = s_ranked[first_lowest(kCandidateCount)];
+    uvec2 cand_error = s_ranked[chosen];
     int set = 0;
 
     // Local search (bc6h.cpp's refine from 1): each quantized endpoint value moved by ±1 while that
@@ -516,9 +511,7 @@ void main() {
             from = taken + 1;
         }
     }
-    int cand_idx;
-    evaluate_shared(mode, part, cand, cand_idx);
-
+    int cand_idx = nearest_index(mode, part, cand);
     if (g_lane < 16) s_idx[g_lane] = cand_idx;
     sync();
     uvec4 encoded = pack(mode, part, cand);
