@@ -73,18 +73,14 @@ struct GpuBc6hEncoder::Impl {
     explicit Impl(ComputePrograms& p) : programs(p) {}
     ComputePrograms& programs;
     GlBuffer blocks;
-    GlBuffer tables;
-    bool tables_filled = false;
+    GlBuffer tables;  // make_tables()'s words, filled on first use
     StageTimer timer;
     double last_ms = 0;
 
     GLuint program(bool buffer) {
         // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
         static const Tables t = make_tables();
-        if (!tables_filled) {
-            tables.allocate(t.words.size() * sizeof(std::uint32_t), t.words.data());
-            tables_filled = true;
-        }
+        if (tables.size == 0) tables.allocate(t.words.size() * sizeof(std::uint32_t), t.words.data());
         return programs.get("bc6h_encode.comp", std::string("#define SH_ORDER 1\n") + (buffer ? "#define SOURCE_BUFFER\n" : "") + t.block);
     }
 
