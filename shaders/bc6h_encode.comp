@@ -1,26 +1,28 @@
-// BC6H_UF16 blocks of float texels, one work group of 32 invocations (a warp on NVIDIA) a block:
-// the default setting of the encoder of src/core/outputs/bc6h.cpp, in the same integers after the
+// BC6H_UF16 blocks of float texels, 32 invocations (a warp on NVIDIA) a block, BLOCKS_A_GROUP blocks
+// a work group: the default setting of the encoder of src/core/outputs/bc6h.cpp, in the same integers after the
 // conversion to half bits, so that both write the same bytes (tests/test_gpu_bc6h.cpp). Change one,
 // change the other. The thorough setting is the CPU's alone.
 //
-// Where the CPU loops over a block, the work group splits it by what it tries: invocation p ranks
+// Where the CPU loops over a block, its 32 invocations split it by what they try: invocation p ranks
 // partition p, invocation k evaluates mode candidate k, invocation t refinement move t, each over
 // the whole block alone (evaluate_alone); the texels' own work (their half bits, the final indices,
 // the packed bytes) goes one an invocation. Every decision is taken from values in shared memory
-// that all invocations read alike, so control flow stays uniform in the group, as barrier()
-// requires, and integer sums make the order of addition moot.
+// that the block's invocations read alike, so control flow stays uniform in each block, and integer
+// sums make the order of addition moot. The blocks of a group share its barriers: the refinement,
+// whose length differs from block to block, goes on until the group's last block is done.
 //
 // NVIDIA's compiler keeps an array indexed at run time in local memory, per invocation: the tables
 // live in a storage buffer, a candidate's endpoints are four vectors, and the palettes are indexed
-// only by the counters of loops it unrolls. The 6x256^2 chain takes 5.7 ms on the H200, bound by
-// how many work groups a multiprocessor holds at once (bench/NOTES.md).
+// only by the counters of loops it unrolls. Even so each invocation holds so many registers that
+// an H200 multiprocessor runs 16 warps at once (of 64); four blocks a group rather than one took
+// the 6x256^2 chain from 5.7 to 4.0 ms there, with as many warps resident (bench/NOTES.md).
 //
-// Prepended by src/gpu/gpu_bc6h.cpp: SOURCE_BUFFER where the texels are vec4s in a buffer (else a
+// Prepended by src/gpu/gpu_bc6h.cpp: BLOCKS_A_GROUP and GROUP_INVOCATIONS (32 times it), SOURCE_BUFFER where the texels are vec4s in a buffer (else a
 // sampler2DArray: a cube map's or 2D texture's view), and the storage block (binding 2) of the tables
 // of bc6h_tables.h: kModeCode, kModeRegions, kModeEpb, kModeDelta (3 a mode), kModeTransformed,
 // kHeaderBits, kBitMap (82 bytes a mode, field * 16 + bit, four to a word), kPartitions, kAnchor2,
 // kWeights3, kWeights4.
-layout(local_size_x = 32) in;
+layout(local_size_x = GROUP_INVOCATIONS) in;
 
 #ifdef SOURCE_BUFFER
 layout(std430, binding = 0) readonly buffer Source { vec4 source_texels[]; };
@@ -41,18 +43,20 @@ const int kModeCount = 14;
 const int kPartitionCount = 32;
 const int kCandidateCount = 24;  // four one-region modes, then ten two-region modes on each of two partitions
 
-shared ivec3 s_h[16];        // texel i's half bits
-shared ivec3 s_t[16];        // the smallest unquantized values decoding to them
-shared int s_weight[16];     // 1 + whole octaves above the dimmest texel (at most 16); 0 for padding
-shared ivec3 s_palette[32];  // nearest_index: region r's entry j at 16 * r + j
-shared uvec2 s_ranked[32];   // a partition's or a candidate's error
-shared uvec2 s_half[4];      // the one-region candidates' errors over texels 8 .. 15
-shared uvec2 s_move[3][32];  // the refinement's moves' errors, three sets used in turn
-shared uint s_better[3];     // bit t: move t lowers the error
-shared int s_idx[16];
-shared uint s_byte[16];      // the packed block, byte by byte
+shared ivec3 s_h[BLOCKS_A_GROUP][16];        // texel i's half bits
+shared ivec3 s_t[BLOCKS_A_GROUP][16];        // the smallest unquantized values decoding to them
+shared int s_weight[BLOCKS_A_GROUP][16];     // 1 + whole octaves above the dimmest texel (at most 16); 0 for padding
+shared ivec3 s_palette[BLOCKS_A_GROUP][32];  // nearest_index: region r's entry j at 16 * r + j
+shared uvec2 s_ranked[BLOCKS_A_GROUP][32];   // a partition's or a candidate's error
+shared uvec2 s_half[BLOCKS_A_GROUP][4];      // the one-region candidates' errors over texels 8 .. 15
+shared uvec2 s_move[BLOCKS_A_GROUP][3][32];  // the refinement's moves' errors, three sets used in turn
+shared uint s_better[BLOCKS_A_GROUP][3];     // bit t: move t lowers the error
+shared int s_searching[3][BLOCKS_A_GROUP];   // 1: the block's refinement goes on (same three sets)
+shared int s_idx[BLOCKS_A_GROUP][16];
+shared uint s_byte[BLOCKS_A_GROUP][16];      // the packed block, byte by byte
 
-int g_lane;     // 0 .. 31; below 16, the texel this invocation stands for
+int g_warp;     // the group's block this invocation works on, 0 .. BLOCKS_A_GROUP-1
+int g_lane;     // 0 .. 31 in its block; below 16, the texel it stands for
 ivec3 g_h;      // its half bits
 
 // A candidate's quantized endpoints: region 0 from a0 to b0, region 1 from a1 to b1 (bc6h.cpp's
@@ -166,12 +170,12 @@ uvec2 evaluate_alone(int mode, int part, Ends q, int first, int last) {
         ivec3 pal[16];
         for (int j = 0; j < 16; ++j) pal[j] = palette_entry(a, b, kWeights4[j]);
         for (int i = first; i < last; ++i) {
-            ivec3 h = s_h[i];
+            ivec3 h = s_h[g_warp][i];
             int limit = i == 0 ? 8 : 16;
             uint best = 0xffffffffu;
             for (int j = 0; j < 16; ++j)
                 if (j < limit) best = min(best, texel_error(pal[j], h));
-            total = add64(total, best * uint(s_weight[i]));
+            total = add64(total, best * uint(s_weight[g_warp][i]));
         }
         return total;
     }
@@ -182,13 +186,13 @@ uvec2 evaluate_alone(int mode, int part, Ends q, int first, int last) {
         pal1[j] = palette_entry(a1, b1, kWeights3[j]);
     }
     for (int i = first; i < last; ++i) {
-        ivec3 h = s_h[i];
+        ivec3 h = s_h[g_warp][i];
         bool second = region_of(2, part, i) == 1;
         int limit = is_anchor(2, part, i) ? 4 : 8;
         uint best = 0xffffffffu;
         for (int j = 0; j < 8; ++j)
             if (j < limit) best = min(best, texel_error(second ? pal1[j] : pal0[j], h));
-        total = add64(total, best * uint(s_weight[i]));
+        total = add64(total, best * uint(s_weight[g_warp][i]));
     }
     return total;
 }
@@ -206,7 +210,7 @@ uvec2 evaluate_together(int mode, int part, Ends q) {
     }
     uvec2 total = uvec2(0u);
     for (int i = 0; i < 16; ++i) {
-        ivec3 h = s_h[i];
+        ivec3 h = s_h[g_warp][i];
         int limit = is_anchor(2, part, i) ? 4 : 8;
         uint best = 0xffffffffu;
         if (region_of(2, part, i) == 1) {
@@ -216,7 +220,7 @@ uvec2 evaluate_together(int mode, int part, Ends q) {
             for (int j = 0; j < 8; ++j)
                 if (j < limit) best = min(best, texel_error(pal0[j], h));
         }
-        total = add64(total, best * uint(s_weight[i]));
+        total = add64(total, best * uint(s_weight[g_warp][i]));
     }
     return total;
 }
@@ -228,8 +232,8 @@ int nearest_index(int mode, int part, Ends q) {
     int n = regions == 2 ? 8 : 16;
     if (g_lane < n) {
         int w = palette_weight(regions, g_lane);
-        s_palette[g_lane] = palette_entry(unquantize3(q.a0, epb), unquantize3(q.b0, epb), w);
-        if (regions == 2) s_palette[16 + g_lane] = palette_entry(unquantize3(q.a1, epb), unquantize3(q.b1, epb), w);
+        s_palette[g_warp][g_lane] = palette_entry(unquantize3(q.a0, epb), unquantize3(q.b0, epb), w);
+        if (regions == 2) s_palette[g_warp][16 + g_lane] = palette_entry(unquantize3(q.a1, epb), unquantize3(q.b1, epb), w);
     }
     sync();
     int idx = 0;
@@ -238,7 +242,7 @@ int nearest_index(int mode, int part, Ends q) {
         int limit = is_anchor(regions, part, g_lane) ? n / 2 : n;
         uint best = 0xffffffffu;
         for (int j = 0; j < limit; ++j) {
-            uint e = texel_error(s_palette[base + j], g_h);
+            uint e = texel_error(s_palette[g_warp][base + j], g_h);
             if (e < best) {
                 best = e;
                 idx = j;
@@ -255,7 +259,7 @@ void fit_region(int regions, int part, int r, out ivec3 e0, out ivec3 e1) {
     for (int i = 0; i < 16; ++i) {
         if (region_of(regions, part, i) != r) continue;
         ++count;
-        ivec3 t = s_t[i];
+        ivec3 t = s_t[g_warp][i];
         lo = min(lo, t);
         hi = max(hi, t);
         sum += t >> 4;
@@ -267,14 +271,14 @@ void fit_region(int regions, int part, int r, out ivec3 e0, out ivec3 e1) {
     ivec3 cov = ivec3(0);
     for (int i = 0; i < 16; ++i) {
         if (region_of(regions, part, i) != r) continue;
-        ivec3 d = (s_t[i] >> 4) - mean;
+        ivec3 d = (s_t[g_warp][i] >> 4) - mean;
         cov += d * component(d, k);
     }
     e0 = ivec3(cov.x >= 0 ? lo.x : hi.x, cov.y >= 0 ? lo.y : hi.y, cov.z >= 0 ? lo.z : hi.z);
     e1 = ivec3(cov.x >= 0 ? hi.x : lo.x, cov.y >= 0 ? hi.y : lo.y, cov.z >= 0 ? hi.z : lo.z);
     int anchor = r == 0 ? 0 : int(kAnchor2[part]);
     ivec3 d = (e1 >> 4) - (e0 >> 4);
-    ivec3 along = ((s_t[anchor] >> 4) - (e0 >> 4)) * d;
+    ivec3 along = ((s_t[g_warp][anchor] >> 4) - (e0 >> 4)) * d;
     ivec3 len = d * d;
     if (2 * (along.x + along.y + along.z) > len.x + len.y + len.z) {
         ivec3 swap = e0;
@@ -316,12 +320,12 @@ ivec2 candidate(int k, int part0, int part1) {
     return ivec2(-1, 0);
 }
 
-// The lowest error of s_ranked[0 .. count), the first of equals (bc6h.cpp keeps a later one only
+// The lowest error of the block's s_ranked[0 .. count), the first of equals (bc6h.cpp keeps a later one only
 // when it is strictly better).
 int first_lowest(int count) {
     int best = 0;
     for (int k = 1; k < count; ++k)
-        if (less64(s_ranked[k], s_ranked[best])) best = k;
+        if (less64(s_ranked[g_warp][k], s_ranked[g_warp][best])) best = k;
     return best;
 }
 
@@ -354,7 +358,7 @@ uvec4 pack(int m, int part, Ends q) {
             for (int i = 0; i < 16; ++i) {
                 int bits = is_anchor(regions, part, i) ? ib - 1 : ib;
                 if (offset < bits) {
-                    bit = (s_idx[i] >> offset) & 1;
+                    bit = (s_idx[g_warp][i] >> offset) & 1;
                     break;
                 }
                 offset -= bits;
@@ -362,11 +366,11 @@ uvec4 pack(int m, int part, Ends q) {
         }
         byte_value |= uint(bit) << uint(b);
     }
-    if (g_lane < 16) s_byte[g_lane] = byte_value;
+    if (g_lane < 16) s_byte[g_warp][g_lane] = byte_value;
     sync();
     uvec4 block;
     for (int w = 0; w < 4; ++w)
-        block[w] = s_byte[4 * w] | (s_byte[4 * w + 1] << 8) | (s_byte[4 * w + 2] << 16) | (s_byte[4 * w + 3] << 24);
+        block[w] = s_byte[g_warp][4 * w] | (s_byte[g_warp][4 * w + 1] << 8) | (s_byte[g_warp][4 * w + 2] << 16) | (s_byte[g_warp][4 * w + 3] << 24);
     return block;
 }
 
@@ -405,10 +409,15 @@ vec3 fetch(int face, int row, int col) {
 void main() {
     int blocks_wide = (u_width + 3) / 4, blocks_high = (u_height + 3) / 4;
     // Work groups in rows of gl_NumWorkGroups.x (at most 65535 a dimension): the block's number.
-    int block = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
-    if (block >= blocks_wide * blocks_high) return;  // the whole group alike
+    // A group's blocks past the level's last encode that one again, unwritten (barriers need them).
+    int group = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
+    if (group * BLOCKS_A_GROUP >= blocks_wide * blocks_high) return;  // the whole group alike
+    g_warp = int(gl_LocalInvocationIndex) >> 5;
+    int block = group * BLOCKS_A_GROUP + g_warp;
+    bool valid = block < blocks_wide * blocks_high;
+    block = min(block, blocks_wide * blocks_high - 1);
     int face = int(gl_WorkGroupID.z);
-    g_lane = int(gl_LocalInvocationIndex);
+    g_lane = int(gl_LocalInvocationIndex) & 31;
     int texel = g_lane & 15;
     int bx = block % blocks_wide, by = block / blocks_wide;
     int rows = min(4, u_height - 4 * by), cols = min(4, u_width - 4 * bx);
@@ -420,24 +429,24 @@ void main() {
     g_h = ivec3(half_bits(v.r), half_bits(v.g), half_bits(v.b));
     int brightest = max(g_h.x, max(g_h.y, g_h.z));
     if (g_lane < 16) {
-        s_h[texel] = g_h;
-        s_t[texel] = (g_h * 64 + 30) / 31;
-        s_weight[texel] = counted ? brightest : 0x7fffffff;
+        s_h[g_warp][texel] = g_h;
+        s_t[g_warp][texel] = (g_h * 64 + 30) / 31;
+        s_weight[g_warp][texel] = counted ? brightest : 0x7fffffff;
     }
     sync();
     int dimmest = 0x7bff;
-    for (int i = 0; i < 16; ++i) dimmest = min(dimmest, s_weight[i]);
+    for (int i = 0; i < 16; ++i) dimmest = min(dimmest, s_weight[g_warp][i]);
     sync();
-    if (g_lane < 16) s_weight[texel] = counted ? min(16, 1 + ((brightest - dimmest) >> 10)) : 0;
+    if (g_lane < 16) s_weight[g_warp][texel] = counted ? min(16, 1 + ((brightest - dimmest) >> 10)) : 0;
     sync();
 
     // The two partitions whose unquantized fits are best: invocation p fits partition p.
-    s_ranked[g_lane] = evaluate_alone(-1, g_lane, fit_partition(2, g_lane), 0, 16);
+    s_ranked[g_warp][g_lane] = evaluate_alone(-1, g_lane, fit_partition(2, g_lane), 0, 16);
     sync();
     uvec2 fit0 = kNoError, fit1 = kNoError;
     int part0 = 0, part1 = 0;
     for (int p = 0; p < kPartitionCount; ++p) {
-        uvec2 err = s_ranked[p];
+        uvec2 err = s_ranked[g_warp][p];
         if (less64(err, fit0)) {
             fit1 = fit0;
             part1 = part0;
@@ -458,62 +467,77 @@ void main() {
         int regions = kModeRegions[mp.x];
         uvec2 e = evaluate_alone(mp.x, mp.y, quantized(mp.x, fit_partition(regions, mp.y)), g_lane >= kCandidateCount ? 8 : 0,
                                  regions == 1 && g_lane < kCandidateCount ? 8 : 16);
-        if (g_lane < kCandidateCount) s_ranked[g_lane] = e;
-        else s_half[k] = e;
+        if (g_lane < kCandidateCount) s_ranked[g_warp][g_lane] = e;
+        else s_half[g_warp][k] = e;
     }
-    if (g_lane == 0) s_better[0] = 0u;
+    if (g_lane == 0) s_better[g_warp][0] = 0u;
     sync();
     if (g_lane < 4) {
-        uvec2 half_error = s_half[g_lane];
-        uvec2 sum = add64(s_ranked[g_lane], half_error.x);
-        s_ranked[g_lane] = uvec2(sum.x, sum.y + half_error.y);
+        uvec2 half_error = s_half[g_warp][g_lane];
+        uvec2 sum = add64(s_ranked[g_warp][g_lane], half_error.x);
+        s_ranked[g_warp][g_lane] = uvec2(sum.x, sum.y + half_error.y);
     }
     sync();
     int chosen = first_lowest(kCandidateCount);
     ivec2 mp = candidate(chosen, part0, part1);
     int mode = mp.x, part = mp.y;
     Ends cand = quantized(mode, fit_partition(kModeRegions[mode], part));
-    uvec2 cand_error = s_ranked[chosen];
+    uvec2 cand_error = s_ranked[g_warp][chosen];
     int set = 0;
 
     // Local search (bc6h.cpp's refine from 1): each quantized endpoint value moved by ±1 while that
     // lowers the error, move t of a round being tried on the endpoints that moves 0 .. t-1 left.
     // The moves from `from` on are tried at once, invocation t taking move t; the first that lowers
     // the error is the one the CPU's serial search takes, since it tried those before it on the same
-    // endpoints and kept none; the search goes on from the move after it. The moves' errors and
-    // flags rotate over three sets, so that one barrier a try suffices: a set is cleared two tries
-    // after it was read, and written the try after.
+    // endpoints and kept none; the search goes on from the move after it. A try of every block of
+    // the group at once, one barrier, until none of them searches. The moves' errors and flags
+    // rotate over three sets, so that one barrier a try suffices: a set is cleared two tries after
+    // it was read, and written the try after.
     int regions = kModeRegions[mode];
     int moves = 12 * regions;
     int top = (1 << kModeEpb[mode]) - 1;
-    bool improved = true;
-    for (int round = 0; round < 4 && improved; ++round) {
-        improved = false;
-        int from = 0;
-        while (from < moves) {
-            if (g_lane >= from && g_lane < moves) {
-                Ends q = moved(cand, g_lane, top);
-                if (q.a0.x >= 0) {
-                    uvec2 e = evaluate_together(mode, part, clamp_deltas(mode, q));
-                    s_move[set][g_lane] = e;
-                    if (less64(e, cand_error)) atomicOr(s_better[set], 1u << uint(g_lane));
+    bool improved = false, searching = true;
+    int round = 0, from = 0;
+    for (;;) {
+        if (searching && g_lane >= from && g_lane < moves) {
+            Ends q = moved(cand, g_lane, top);
+            if (q.a0.x >= 0) {
+                uvec2 e = evaluate_together(mode, part, clamp_deltas(mode, q));
+                s_move[g_warp][set][g_lane] = e;
+                if (less64(e, cand_error)) atomicOr(s_better[g_warp][set], 1u << uint(g_lane));
+            }
+        }
+        if (g_lane == 0) {
+            s_better[g_warp][(set + 1) % 3] = 0u;
+            s_searching[set][g_warp] = searching ? 1 : 0;
+        }
+        sync();
+        bool any = false;
+        for (int w = 0; w < BLOCKS_A_GROUP; ++w) any = any || s_searching[set][w] != 0;
+        if (!any) break;
+        if (searching) {
+            uint better = s_better[g_warp][set];
+            int taken = better == 0u ? -1 : findLSB(better);
+            if (taken >= 0) {
+                cand_error = s_move[g_warp][set][taken];
+                cand = clamp_deltas(mode, moved(cand, taken, top));
+                improved = true;
+                from = taken + 1;
+            }
+            if (taken < 0 || from >= moves) {
+                ++round;
+                if (!improved || round >= 4) searching = false;
+                else {
+                    improved = false;
+                    from = 0;
                 }
             }
-            if (g_lane == 0) s_better[(set + 1) % 3] = 0u;
-            sync();
-            uint better = s_better[set];
-            int taken = better == 0u ? -1 : findLSB(better);
-            if (taken >= 0) cand_error = s_move[set][taken];
-            set = (set + 1) % 3;
-            if (taken < 0) break;
-            cand = clamp_deltas(mode, moved(cand, taken, top));
-            improved = true;
-            from = taken + 1;
         }
+        set = (set + 1) % 3;
     }
     int cand_idx = nearest_index(mode, part, cand);
-    if (g_lane < 16) s_idx[g_lane] = cand_idx;
+    if (g_lane < 16) s_idx[g_warp][g_lane] = cand_idx;
     sync();
     uvec4 encoded = pack(mode, part, cand);
-    if (g_lane == 0) blocks[u_block_offset + uint(face * blocks_wide * blocks_high + block)] = encoded;
+    if (valid && g_lane == 0) blocks[u_block_offset + uint(face * blocks_wide * blocks_high + block)] = encoded;
 }

@@ -67,6 +67,10 @@ Tables make_tables() {
     return t;
 }
 
+// Blocks a work group encodes, a warp each: more than one shares the cost of a group's start among
+// them (the H200 ran the chain in 5.7 ms at one, 4.3 at two, 4.0 at four; bench/NOTES.md).
+constexpr int kBlocksAGroup = 4;
+
 }  // namespace
 
 struct GpuBc6hEncoder::Impl {
@@ -81,7 +85,9 @@ struct GpuBc6hEncoder::Impl {
         // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
         static const Tables t = make_tables();
         if (tables.size == 0) tables.allocate(t.words.size() * sizeof(std::uint32_t), t.words.data());
-        return programs.get("bc6h_encode.comp", std::string("#define SH_ORDER 1\n") + (buffer ? "#define SOURCE_BUFFER\n" : "") + t.block);
+        const std::string group = "#define BLOCKS_A_GROUP " + std::to_string(kBlocksAGroup) + "\n#define GROUP_INVOCATIONS " +
+                                  std::to_string(32 * kBlocksAGroup) + "\n";
+        return programs.get("bc6h_encode.comp", "#define SH_ORDER 1\n" + group + (buffer ? "#define SOURCE_BUFFER\n" : "") + t.block);
     }
 
     // One dispatch a level; the blocks of every level into one buffer, read back once.
@@ -112,8 +118,9 @@ struct GpuBc6hEncoder::Impl {
             glUniform1ui(glGetUniformLocation(program, "u_source_offset"),
                          static_cast<GLuint>(first_texels.empty() ? 0 : first_texels[static_cast<std::size_t>(i)]));
             glUniform1ui(glGetUniformLocation(program, "u_block_offset"), static_cast<GLuint>(first_block[static_cast<std::size_t>(i)]));
-            // A work group a block, in rows of at most 65535 (the least GL_MAX_COMPUTE_WORK_GROUP_COUNT).
-            const std::size_t count = bc6h_block_count(w, h);
+            // kBlocksAGroup blocks a work group, in rows of at most 65535 (the least
+            // GL_MAX_COMPUTE_WORK_GROUP_COUNT).
+            const std::size_t count = (bc6h_block_count(w, h) + kBlocksAGroup - 1) / kBlocksAGroup;
             const auto wide = static_cast<GLuint>(std::min<std::size_t>(count, 65535));
             const auto high = static_cast<GLuint>((count + wide - 1) / wide);
             timer.begin();

@@ -2,8 +2,8 @@
 // BC6H_UF16 encoding on the GPU (shaders/bc6h_encode.comp): the CPU encoder of bc6h.h at its
 // default setting in GLSL, integer for integer, so that the blocks are the CPU's byte for byte
 // (tests/test_gpu_bc6h.cpp compares them), of texels already on the GPU; only the blocks come back
-// (1 byte a texel, against 16 for the floats). A work group of 32 a block, one dispatch a level (all its
-// faces). Bc6hQuality::Thorough is the CPU's alone (bc6h_encode_images).
+// (1 byte a texel, against 16 for the floats). 32 invocations a block, four blocks a work group,
+// one dispatch a level (all its faces). Bc6hQuality::Thorough is the CPU's alone (bc6h_encode_images).
 // Needs the context current on this thread; throws GpuError on any GL failure.
 #include <cstddef>
 #include <memory>
