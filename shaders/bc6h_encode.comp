@@ -14,18 +14,18 @@
 // NVIDIA's compiler keeps an array indexed at run time in local memory, per invocation: the tables
 // live in a storage buffer, a candidate's endpoints are four vectors, and the palettes are indexed
 // only by the counters of loops it unrolls. Even so each invocation holds so many registers that
-// an H200 multiprocessor runs 16 warps at once (of 64); four blocks a group rather than one took
-// the 6x256^2 chain from 5.7 to 4.0 ms there, with as many warps resident (bench/NOTES.md).
+// an H200 multiprocessor runs 20 warps at once (of 64); four blocks a group rather than one took
+// the 6x256^2 chain from 5.7 to 4.0 ms there (bench/NOTES.md).
 //
-// Prepended by src/gpu/gpu_bc6h.cpp: BLOCKS_A_GROUP and GROUP_INVOCATIONS (32 times it), SOURCE_BUFFER where the texels are vec4s in a buffer (else a
-// sampler2DArray: a cube map's or 2D texture's view), and the storage block (binding 2) of the tables
-// of bc6h_tables.h: kModeCode, kModeRegions, kModeEpb, kModeDelta (3 a mode), kModeTransformed,
-// kHeaderBits, kBitMap (82 bytes a mode, field * 16 + bit, four to a word), kPartitions, kAnchor2,
-// kWeights3, kWeights4.
+// Prepended by src/gpu/gpu_bc6h.cpp: BLOCKS_A_GROUP and GROUP_INVOCATIONS (32 times it);
+// SOURCE_BUFFER where the texels are floats in a buffer (else a sampler2DArray: a cube map's or 2D
+// texture's view); the storage block (binding 2) of the tables of bc6h_tables.h: kModeCode,
+// kModeRegions, kModeEpb, kModeDelta (3 a mode), kModeTransformed, kHeaderBits, kBitMap (82 bytes a
+// mode, field * 16 + bit, four to a word), kPartitions, kAnchor2, kWeights3, kWeights4.
 layout(local_size_x = GROUP_INVOCATIONS) in;
 
 #ifdef SOURCE_BUFFER
-layout(std430, binding = 0) readonly buffer Source { vec4 source_texels[]; };
+layout(std430, binding = 0) readonly buffer Source { float source_floats[]; };
 #else
 uniform sampler2DArray u_source;
 #endif
@@ -34,7 +34,8 @@ layout(std430, binding = 1) writeonly buffer Blocks { uvec4 blocks[]; };
 uniform int u_width;          // the level's size
 uniform int u_height;
 uniform int u_level;          // texture: the mip level
-uniform uint u_source_offset; // buffer: the level's first texel (faces one after another)
+uniform uint u_source_offset; // buffer: the level's first float (faces one after another)
+uniform uint u_source_stride; // buffer: floats a texel, RGB first (3: RGB, 4: RGBA)
 uniform uint u_block_offset;  // the level's first block in `blocks` (faces one after another)
 uniform int u_mirror_z;       // 1: face f texel (row, col) from the texel mirrored in z (Bevy's layout)
 
@@ -400,7 +401,8 @@ vec3 fetch(int face, int row, int col) {
         }
     }
 #ifdef SOURCE_BUFFER
-    return source_texels[u_source_offset + uint((face * u_height + row) * u_width + col)].rgb;
+    uint at = u_source_offset + u_source_stride * uint((face * u_height + row) * u_width + col);
+    return vec3(source_floats[at], source_floats[at + 1u], source_floats[at + 2u]);
 #else
     return texelFetch(u_source, ivec3(col, row, face), u_level).rgb;
 #endif

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -75,11 +77,21 @@ constexpr int kBlocksAGroup = 4;
 
 struct GpuBc6hEncoder::Impl {
     explicit Impl(ComputePrograms& p) : programs(p) {}
+    ~Impl() {
+        if (fence) glDeleteSync(fence);
+    }
     ComputePrograms& programs;
     GlBuffer blocks;
-    GlBuffer tables;  // make_tables()'s words, filled on first use
+    GlBuffer readback;  // the blocks' copy in client memory, where ARB_buffer_storage is there
+    GlBuffer tables;    // make_tables()'s words, filled on first use
     StageTimer timer;
     double last_ms = 0;
+    // What queue() left for take().
+    EncodedTexture queued;
+    std::vector<std::size_t> first_block;
+    std::size_t total_blocks = 0;
+    GLsync fence = nullptr;
+    bool pending = false;
 
     GLuint program(bool buffer) {
         // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
@@ -90,21 +102,27 @@ struct GpuBc6hEncoder::Impl {
         return programs.get("bc6h_encode.comp", "#define SH_ORDER 1\n" + group + (buffer ? "#define SOURCE_BUFFER\n" : "") + t.block);
     }
 
-    // One dispatch a level; the blocks of every level into one buffer, read back once.
-    EncodedTexture run(GLuint program, int faces, int width, int height, const std::vector<std::size_t>& first_texels,
-                       int levels, bool mirror_z) {
-        EncodedTexture out;
-        out.format = TextureFormat::Bc6hUFloat;
-        out.width = width;
-        out.height = height;
-        out.faces = faces;
-        std::vector<std::size_t> first_block(static_cast<std::size_t>(levels));
-        std::size_t total = 0;
+    // One dispatch a level (bind_level(i) binds its source and sets its uniforms first), every
+    // level's blocks into one buffer, then their copy for reading and a fence: take() waits for
+    // these alone, not for what is queued after them.
+    void queue(GLuint program, int faces, int width, int height, int levels, bool mirror_z, const std::function<void(int)>& bind_level) {
+        if (fence) glDeleteSync(fence);
+        fence = nullptr;
+        pending = false;
+        queued = {};
+        queued.format = TextureFormat::Bc6hUFloat;
+        queued.width = width;
+        queued.height = height;
+        queued.faces = faces;
+        first_block.assign(static_cast<std::size_t>(levels), 0);
+        total_blocks = 0;
         for (int i = 0; i < levels; ++i) {
-            first_block[static_cast<std::size_t>(i)] = total;
-            total += bc6h_block_count(std::max(1, width >> i), std::max(1, height >> i)) * static_cast<std::size_t>(faces);
+            first_block[static_cast<std::size_t>(i)] = total_blocks;
+            total_blocks += bc6h_block_count(std::max(1, width >> i), std::max(1, height >> i)) * static_cast<std::size_t>(faces);
         }
-        blocks.allocate(total * kBc6hBlockBytes, nullptr, GL_STREAM_READ);
+        const std::size_t bytes = total_blocks * kBc6hBlockBytes;
+        const bool copy_back = buffer_storage_function() != nullptr;
+        blocks.allocate(bytes, nullptr, copy_back ? GL_DYNAMIC_COPY : GL_STREAM_READ);
         blocks.bind(1);
         tables.bind(2);
         glUseProgram(program);
@@ -112,11 +130,9 @@ struct GpuBc6hEncoder::Impl {
         timer.reset();
         for (int i = 0; i < levels; ++i) {
             const int w = std::max(1, width >> i), h = std::max(1, height >> i);
+            bind_level(i);
             glUniform1i(glGetUniformLocation(program, "u_width"), w);
             glUniform1i(glGetUniformLocation(program, "u_height"), h);
-            glUniform1i(glGetUniformLocation(program, "u_level"), i);
-            glUniform1ui(glGetUniformLocation(program, "u_source_offset"),
-                         static_cast<GLuint>(first_texels.empty() ? 0 : first_texels[static_cast<std::size_t>(i)]));
             glUniform1ui(glGetUniformLocation(program, "u_block_offset"), static_cast<GLuint>(first_block[static_cast<std::size_t>(i)]));
             // kBlocksAGroup blocks a work group, in rows of at most 65535 (the least
             // GL_MAX_COMPUTE_WORK_GROUP_COUNT).
@@ -128,12 +144,43 @@ struct GpuBc6hEncoder::Impl {
             timer.end();
             check_gl("the BC6H encoding pass");
         }
-        std::vector<std::uint8_t> bytes(total * kBc6hBlockBytes);
-        blocks.read(bytes.data(), bytes.size(), "reading the BC6H blocks back");
-        for (int i = 0; i < levels; ++i) {
-            const std::size_t from = first_block[static_cast<std::size_t>(i)] * kBc6hBlockBytes;
-            const std::size_t to = (i + 1 < levels ? first_block[static_cast<std::size_t>(i) + 1] : total) * kBc6hBlockBytes;
-            out.levels.emplace_back(bytes.begin() + static_cast<long>(from), bytes.begin() + static_cast<long>(to));
+        if (copy_back) {
+            readback.ensure_readback(bytes);
+            glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+            glBindBuffer(GL_COPY_READ_BUFFER, blocks.id);
+            glBindBuffer(GL_COPY_WRITE_BUFFER, readback.id);
+            glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, static_cast<GLsizeiptr>(bytes));
+            check_gl("queuing the BC6H blocks' read back");
+            fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        }
+        pending = true;
+    }
+
+    EncodedTexture take() {
+        if (!pending) throw GpuError("no BC6H encoding was queued");
+        pending = false;
+        const std::size_t bytes = total_blocks * kBc6hBlockBytes;
+        std::vector<std::uint8_t> all(bytes);
+        if (fence) {
+            wait_and_delete(fence, "the BC6H blocks");
+            glBindBuffer(GL_COPY_WRITE_BUFFER, readback.id);
+            const void* mapped = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), GL_MAP_READ_BIT);
+            if (!mapped) {
+                check_gl("mapping the BC6H blocks");
+                throw GpuError("mapping the BC6H blocks failed");
+            }
+            std::memcpy(all.data(), mapped, bytes);
+            glUnmapBuffer(GL_COPY_WRITE_BUFFER);
+            check_gl("reading the BC6H blocks back");
+        } else {
+            blocks.read(all.data(), bytes, "reading the BC6H blocks back");
+        }
+        EncodedTexture out = std::move(queued);
+        const std::size_t levels = first_block.size();
+        for (std::size_t i = 0; i < levels; ++i) {
+            const std::size_t from = first_block[i] * kBc6hBlockBytes;
+            const std::size_t to = (i + 1 < levels ? first_block[i + 1] : total_blocks) * kBc6hBlockBytes;
+            out.levels.emplace_back(all.begin() + static_cast<long>(from), all.begin() + static_cast<long>(to));
         }
         last_ms = timer.total_ms();
         return out;
@@ -165,14 +212,32 @@ EncodedTexture GpuBc6hEncoder::encode_texture(unsigned texture, unsigned target,
     glBindTexture(GL_TEXTURE_2D_ARRAY, view);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
     glUniform1i(glGetUniformLocation(program, "u_source"), 0);
-    return impl_->run(program, faces, width, height, {}, levels, mirror_z);
+    impl_->queue(program, faces, width, height, levels, mirror_z,
+                 [&](int level) { glUniform1i(glGetUniformLocation(program, "u_level"), level); });
+    return impl_->take();
 }
+
+void GpuBc6hEncoder::queue_buffers(const std::vector<Bc6hBufferLevel>& levels, int faces, int width, int height, bool mirror_z) {
+    for (const Bc6hBufferLevel& l : levels)
+        if (l.first_float > 0xffffffffu || (l.floats_a_texel != 3 && l.floats_a_texel != 4))
+            throw GpuError("a BC6H source level the encoder cannot address");
+    const GLuint program = impl_->program(true);
+    impl_->queue(program, faces, width, height, static_cast<int>(levels.size()), mirror_z, [&](int level) {
+        const Bc6hBufferLevel& l = levels[static_cast<std::size_t>(level)];
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, l.buffer);
+        glUniform1ui(glGetUniformLocation(program, "u_source_offset"), static_cast<GLuint>(l.first_float));
+        glUniform1ui(glGetUniformLocation(program, "u_source_stride"), static_cast<GLuint>(l.floats_a_texel));
+    });
+}
+
+EncodedTexture GpuBc6hEncoder::take() { return impl_->take(); }
 
 EncodedTexture GpuBc6hEncoder::encode_buffer(unsigned buffer, int faces, int width, int height,
                                              const std::vector<std::size_t>& first_texels, bool mirror_z) {
-    const GLuint program = impl_->program(true);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
-    return impl_->run(program, faces, width, height, first_texels, static_cast<int>(first_texels.size()), mirror_z);
+    std::vector<Bc6hBufferLevel> levels;
+    for (std::size_t first : first_texels) levels.push_back({buffer, 4 * first, 4});
+    queue_buffers(levels, faces, width, height, mirror_z);
+    return take();
 }
 
 double GpuBc6hEncoder::last_ms() const { return impl_->last_ms; }

@@ -16,6 +16,14 @@ namespace bake {
 
 class ComputePrograms;
 
+// Where a level's texels lie in a storage buffer: faces one after another, rows top first, from
+// float first_float, floats_a_texel (3 or 4) floats a texel, RGB first.
+struct Bc6hBufferLevel {
+    unsigned buffer = 0;
+    std::size_t first_float = 0;
+    int floats_a_texel = 4;
+};
+
 class GpuBc6hEncoder {
 public:
     explicit GpuBc6hEncoder(ComputePrograms& programs);
@@ -38,6 +46,12 @@ public:
     // first_texels[i], rows top first (GpuSpecularPrefilter's layout).
     EncodedTexture encode_buffer(unsigned buffer, int faces, int width, int height, const std::vector<std::size_t>& first_texels,
                                  bool mirror_z = false);
+
+    // encode_buffer in two halves, each level from a buffer of its own, so that other GPU work can
+    // be queued behind the encoding without the blocks' read waiting for it: queue_buffers queues
+    // the passes and the blocks' copy for reading; take() waits for those alone.
+    void queue_buffers(const std::vector<Bc6hBufferLevel>& levels, int faces, int width, int height, bool mirror_z = false);
+    EncodedTexture take();
 
     // GPU time of the last encode's dispatches (milliseconds, GL timestamp queries).
     double last_ms() const;

@@ -114,9 +114,12 @@ struct GpuSpecularPrefilter::Impl {
         glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(rgba.size() * sizeof(float)), rgba.data());
         check_gl("uploading the specular level 0 for BC6H");
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        bc6h_chain = encoder().encode_buffer(output.id, 6, level_zero.size, level_zero.size, first, bc6h_mirror_z);
+        bc6h_ms = encoder().last_ms();
+    }
+    GpuBc6hEncoder& encoder() {
         if (!bc6h) bc6h = std::make_unique<GpuBc6hEncoder>(programs);
-        bc6h_chain = bc6h->encode_buffer(output.id, 6, level_zero.size, level_zero.size, first, bc6h_mirror_z);
-        bc6h_ms = bc6h->last_ms();
+        return *bc6h;
     }
     GLuint program(SpecularLobe lobe) {
         // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
@@ -189,7 +192,8 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
 
 std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int source_size,
                                                      const std::function<CubeMap()>& level_zero, const SpecularInput& input,
-                                                     const SpecularSettings& settings, int threads) {
+                                                     const SpecularSettings& settings, int threads,
+                                                     const Bc6hBufferLevel* level_zero_on_gpu) {
     Impl& m = *impl_;
     m.bc6h_chain = {};  // this chain's, or none
     const int levels = settings.levels();
@@ -205,13 +209,14 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     glEnable(GL_TEXTURE_CUBE_MAP_SEAMLESS);
     glUniform1i(glGetUniformLocation(program, "u_source"), 0);
     m.timer.reset();
-    // Every level into one output buffer, read back once at the end; with BC6H on, level 0 first
-    // (uploaded once level_zero() has it).
+    // Every level into one output buffer, read back once at the end; with BC6H on and level 0 not on
+    // the GPU, level 0 first (uploaded once level_zero() has it).
     std::vector<std::size_t> first(static_cast<std::size_t>(levels), 0);
     // The GGX chain's BC6H (Charlie's level 0 gets its bright texels on the CPU after the read back:
     // the writer encodes that chain).
     const bool encode = m.bc6h_on && !charlie;
-    std::size_t total = encode ? 6 * static_cast<std::size_t>(settings.base_size) * settings.base_size : 0;
+    const bool encode_queued = encode && level_zero_on_gpu;
+    std::size_t total = encode && !encode_queued ? 6 * static_cast<std::size_t>(settings.base_size) * settings.base_size : 0;
     const std::size_t float_first = total;  // the levels the prefilter writes start here
     for (int level = first_level; level < levels; ++level) {
         const int n = settings.base_size >> level;
@@ -295,6 +300,13 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
             if (fence) glDeleteSync(fence);
         }
     } guard{levels_fence};
+    if (encode_queued) {
+        std::vector<Bc6hBufferLevel> sources{*level_zero_on_gpu};
+        for (int level = 1; level < levels; ++level) sources.push_back({m.output.id, 4 * first[static_cast<std::size_t>(level)], 4});
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        m.encoder().queue_buffers(sources, 6, settings.base_size, settings.base_size, m.bc6h_mirror_z);
+        trace_event("specular BC6H queued");
+    }
     // Charlie's level 0: its bright texels on each texel's horizon circle, in double on the CPU
     // while the GPU works (HorizonBright), added to the GPU's estimate below.
     std::vector<double> ring;
@@ -312,7 +324,7 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     // (Charlie's level 0 is the shader's: the source's is read for the checks that go with it, and dropped.)
     CubeMap source_level_zero = level_zero();
     if (!charlie) chain.push_back(std::move(source_level_zero));
-    if (encode) m.encode_bc6h(chain[0], first);
+    if (encode && !encode_queued) m.encode_bc6h(chain[0], first);
     std::vector<float> result(4 * (total - float_first));
     if (levels_fence) {
         wait_and_delete(levels_fence, "the specular levels");
@@ -344,6 +356,11 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
                 for (std::size_t i = 0; i < 3 * static_cast<std::size_t>(n) * n; ++i)
                     out.faces[f].rgb[i] = static_cast<float>(out.faces[f].rgb[i] + ring[3 * f * static_cast<std::size_t>(n) * n + i]);
         chain.push_back(std::move(out));
+    }
+    if (encode_queued) {
+        m.bc6h_chain = m.encoder().take();
+        trace_event("specular BC6H read");
+        m.bc6h_ms = m.encoder().last_ms();
     }
     m.last_ms = m.timer.total_ms();
     m.last_upload_ms = 0;

@@ -9,6 +9,7 @@
 namespace bake {
 
 class ComputePrograms;
+struct Bc6hBufferLevel;
 
 // The prefiltered specular chain on the GPU (specular_prefilter.h), GGX or Charlie (settings.lobe):
 // the capped source cube and its solid-angle-weighted mip chain (built on the CPU and uploaded, or
@@ -47,16 +48,21 @@ public:
     // read back then waits on work already there, not before it: GpuBackend reads the source's
     // status and its level 0 there). The program, the sample sets and the bright parts are made
     // before the first dispatch: while the GPU still makes a source that dispatch_resident queued.
+    // With BC6H on, level_zero_on_gpu (if given: level 0's texels where the GPU has them, valid until
+    // level_zero returns) is encoded from there, its encoding queued before level_zero is called,
+    // which may then queue more work (a batch's next source) without the blocks waiting for it.
     std::vector<CubeMap> prefilter(unsigned texture, int source_size, const std::function<CubeMap()>& level_zero,
-                                   const SpecularInput& input, const SpecularSettings& settings, int threads = 0);
+                                   const SpecularInput& input, const SpecularSettings& settings, int threads = 0,
+                                   const Bc6hBufferLevel* level_zero_on_gpu = nullptr);
     // GPU time of the last prefilter()'s dispatches and of its texture upload (milliseconds).
     double last_ms() const;
     double last_upload_ms() const;
 
     // With BC6H on, each prefilter() also encodes its chain as BC6H_UF16 where it is (GpuBc6hEncoder,
-    // the CPU's default setting byte for byte): level 0 is uploaded beside levels 1.. in the output
-    // buffer, the blocks (1 byte a texel) come back as last_bc6h(); mirror_z lays the faces out for
-    // Bevy (KtxCubeConvention::Bevy). The float chain is still returned (the bake's other outputs use it).
+    // the CPU's default setting byte for byte): level 0 where the GPU has it (level_zero_on_gpu), or
+    // else uploaded beside levels 1.. in the output buffer; the blocks (1 byte a texel) come back as
+    // last_bc6h(); mirror_z lays the faces out for Bevy (KtxCubeConvention::Bevy). The float chain is
+    // still returned (the bake's other outputs use it).
     void set_bc6h(bool on, bool mirror_z = false);
     const EncodedTexture& last_bc6h() const;
     double last_bc6h_ms() const;  // GPU time of the last encoding's dispatches

@@ -1,6 +1,8 @@
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cube_map.h"
@@ -70,6 +72,14 @@ public:
     // for what was queued after them: the chain's levels) and checks the status as check_resident.
     void queue_level_read(int size);
     CubeMap take_queued_level(int size);
+    // Where the full chain's level of face size `size` lies on the GPU (RGB floats, faces one after
+    // another, in a storage buffer the next source's passes rewrite), for work queued behind the
+    // source's passes; none where the source has no level of that size, or none is resident.
+    struct LevelInBuffer {
+        unsigned buffer = 0;
+        std::size_t first_float = 0;
+    };
+    std::optional<LevelInBuffer> full_level_in_buffer(int size) const;
     // What average_resident left: generation (0: none), face size, the prefilter's texture.
     std::uint64_t resident_generation() const;
     int resident_size() const;

@@ -73,6 +73,14 @@ CubeMap GpuSpecularSource::take_queued_level(int size) {
     return specular_level_zero({cube}, size);  // a source smaller than the level: its texels repeated
 }
 
+std::optional<GpuSpecularSource::LevelInBuffer> GpuSpecularSource::full_level_in_buffer(int size) const {
+    const Impl& m = *impl_;
+    if (m.generation == 0) return std::nullopt;
+    const int level = level_for(m.resident_size, size);
+    if ((m.resident_size >> level) != size) return std::nullopt;
+    return LevelInBuffer{m.output.id, level_offset(m.resident_size, level)};
+}
+
 std::uint64_t GpuSpecularSource::resident_generation() const { return impl_->generation; }
 int GpuSpecularSource::resident_size() const { return impl_->resident_size; }
 unsigned GpuSpecularSource::resident_texture() const { return impl_->texture; }
