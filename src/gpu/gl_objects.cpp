@@ -74,6 +74,18 @@ void wait_and_delete(GLsync& fence, const char* what) {
     if (status == GL_WAIT_FAILED) throw GpuError(std::string("waiting for ") + what + " failed (context lost?)");
 }
 
+void GlBuffer::read_mapped(void* out, std::size_t bytes, const char* what) const {
+    glBindBuffer(GL_COPY_WRITE_BUFFER, id);
+    const void* mapped = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), GL_MAP_READ_BIT);
+    if (!mapped) {
+        check_gl(what);
+        throw GpuError(std::string(what) + ": the buffer could not be mapped");
+    }
+    std::memcpy(out, mapped, bytes);
+    glUnmapBuffer(GL_COPY_WRITE_BUFFER);
+    check_gl(what);
+}
+
 bool fault_requested(const char* what) {
     const char* fault = std::getenv("BAKE_TEST_FAULT");
     return fault && std::strcmp(fault, what) == 0;

@@ -77,6 +77,9 @@ struct GlBuffer {
         reset();
         allocate_storage(bytes, GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
     }
+    // Such a buffer's first `bytes` to `out`, mapped (the copy into it waited for by the caller's
+    // fence); `what` names the read in a GpuError ("reading ... back").
+    void read_mapped(void* out, std::size_t bytes, const char* what) const;
     // A fresh buffer object (immutable storage cannot be re-specified).
     void reset() {
         glDeleteBuffers(1, &id);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -163,15 +162,7 @@ struct GpuBc6hEncoder::Impl {
         std::vector<std::uint8_t> all(bytes);
         if (fence) {
             wait_and_delete(fence, "the BC6H blocks");
-            glBindBuffer(GL_COPY_WRITE_BUFFER, readback.id);
-            const void* mapped = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), GL_MAP_READ_BIT);
-            if (!mapped) {
-                check_gl("mapping the BC6H blocks");
-                throw GpuError("mapping the BC6H blocks failed");
-            }
-            std::memcpy(all.data(), mapped, bytes);
-            glUnmapBuffer(GL_COPY_WRITE_BUFFER);
-            check_gl("reading the BC6H blocks back");
+            readback.read_mapped(all.data(), bytes, "reading the BC6H blocks back");
         } else {
             blocks.read(all.data(), bytes, "reading the BC6H blocks back");
         }

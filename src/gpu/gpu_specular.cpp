@@ -1,6 +1,5 @@
 #include "gpu_specular.h"
 
-#include <cstring>
 #include <functional>
 #include <future>
 #include <memory>
@@ -328,15 +327,7 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     std::vector<float> result(4 * (total - float_first));
     if (levels_fence) {
         wait_and_delete(levels_fence, "the specular levels");
-        glBindBuffer(GL_COPY_WRITE_BUFFER, m.readback.id);
-        const void* mapped = glMapBufferRange(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(result_bytes), GL_MAP_READ_BIT);
-        if (!mapped) {
-            check_gl("mapping the specular levels");
-            throw GpuError("mapping the specular levels failed");
-        }
-        std::memcpy(result.data(), mapped, result_bytes);
-        glUnmapBuffer(GL_COPY_WRITE_BUFFER);
-        check_gl("reading the specular levels back");
+        m.readback.read_mapped(result.data(), result_bytes, "reading the specular levels back");
     } else if (total > float_first) {
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, m.output.id);
