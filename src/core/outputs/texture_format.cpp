@@ -199,15 +199,15 @@ ClipReport measure_clipping(TextureFormat format, const TextureImages& images, T
     // 6x256^2 chain, most of a batch input's time on the main thread) only where a texel is clipped.
     bool any_clipped = false;
     for (const std::vector<const Image*>& level : images.levels)
-        for (const Image* im : level)
+        for (const Image* im : level) {
+            report.texels += im->pixel_count();
             for (std::size_t i = 0; i < im->rgb.size(); ++i) {
                 const float v = im->rgb[i];
                 if (!(v > 0)) continue;  // negatives and NaN carry no energy here
                 report.brightest = std::max(report.brightest, v);
                 if (v > max[i % 3]) any_clipped = true;
             }
-    for (const std::vector<const Image*>& level : images.levels)
-        for (const Image* im : level) report.texels += im->pixel_count();
+        }
     if (!any_clipped) return report;
     for (std::size_t level = 0; level < images.levels.size(); ++level) {
         double lost = 0, total = 0;
