@@ -136,15 +136,13 @@ std::vector<CubeMap> GpuBackend::prefilter_specular(SpecularInput& input, const 
         // Level 0's copy, then the levels, are queued behind the source's passes before anything
         // waits; level 0 (and the source's status) is then read while the GPU makes the levels.
         specular_source_->queue_level_read(settings.base_size);
-        // With BC6H, level 0 encoded where the source's passes leave it, queued with the levels:
-        // the next input's source can then follow at once. Where the source has no level of that
-        // size (smaller than the chain), level 0 is uploaded after its read, and that source waits
-        // for the blocks' read (queued before, it would hold it: ~20 ms a 4k input on the H200).
+        // With BC6H, level 0 encoded where the source's passes leave it, queued with the levels,
+        // so that the next input's source can follow at once. (A source smaller than the chain,
+        // which the bake never makes, has no such level: level 0 is then uploaded after its read.)
         std::optional<Bc6hBufferLevel> zero_on_gpu;
         if (bc6h)
             if (const auto level = specular_source_->full_level_in_buffer(settings.base_size))
                 zero_on_gpu = Bc6hBufferLevel{level->buffer, level->first_float, 3};
-        const bool source_after_blocks = bc6h && !zero_on_gpu;
         auto level_zero = [&] {
             source_ahead_ = {};
             CubeMap zero;
@@ -157,12 +155,11 @@ std::vector<CubeMap> GpuBackend::prefilter_specular(SpecularInput& input, const 
             }
             trace_event("specular source checked, level 0 read");
             source_detail_ = specular_source_->last_detail();  // before the next input's source replaces it
-            if (!source_after_blocks) queue_source_ahead();
+            queue_source_ahead();
             return zero;
         };
         chain = specular_->prefilter(specular_source_->resident_texture(), specular_source_->resident_size(), level_zero,
                                      input, settings, threads_, zero_on_gpu ? &*zero_on_gpu : nullptr);
-        if (source_after_blocks) queue_source_ahead();
         input.average_by = "gpu: " + source_detail_;
     }
     trace_event("prefiltered");
