@@ -4,18 +4,19 @@
 // change the other. The thorough setting is the CPU's alone.
 //
 // Where the CPU loops over a block, its 32 invocations split it by what they try: invocation p ranks
-// partition p, invocation k evaluates mode candidate k, invocation t refinement move t, each over
-// the whole block alone (evaluate_alone); the texels' own work (their half bits, the final indices,
-// the packed bytes) goes one an invocation. Every decision is taken from values in shared memory
-// that the block's invocations read alike, so control flow stays uniform in each block, and integer
-// sums make the order of addition moot. The blocks of a group share its barriers: the refinement,
-// whose length differs from block to block, goes on until the group's last block is done.
+// partition p, invocation k evaluates mode candidate k, invocation t descent move t, each over the
+// whole block alone; the texels' own work (their half bits, the final indices, the packed bytes)
+// goes one an invocation. Every decision is taken from values in shared memory that the block's
+// invocations read alike, so control flow stays uniform in each block, and integer sums make the
+// order of addition moot. The blocks of a group share its barriers: the descent, whose length
+// differs from block to block, goes on until the group's last block is done.
 //
 // NVIDIA's compiler keeps an array indexed at run time in local memory, per invocation: the tables
 // live in a storage buffer, a candidate's endpoints are four vectors, and the palettes are indexed
 // only by the counters of loops it unrolls. Even so each invocation holds so many registers that
 // an H200 multiprocessor runs 20 warps at once (of 64); four blocks a group rather than one took
-// the 6x256^2 chain from 5.7 to 4.0 ms there (bench/NOTES.md).
+// the 6x256^2 chain from 5.7 to 4.0 ms there. Its time moves by tens of percent with changes that
+// do the same work (bench/NOTES.md): measure every change on the card.
 //
 // Prepended by src/gpu/gpu_bc6h.cpp: BLOCKS_A_GROUP and GROUP_INVOCATIONS (32 times it);
 // SOURCE_BUFFER where the texels are floats in a buffer (else a sampler2DArray: a cube map's or 2D
@@ -43,28 +44,29 @@ const int kErrorCap = 8191;
 const int kModeCount = 14;
 const int kPartitionCount = 32;
 const int kCandidateCount = 24;  // four one-region modes, then ten two-region modes on each of two partitions
-
-shared ivec3 s_h[BLOCKS_A_GROUP][16];        // texel i's half bits
-shared ivec3 s_t[BLOCKS_A_GROUP][16];        // the smallest unquantized values decoding to them
-shared int s_weight[BLOCKS_A_GROUP][16];     // 1 + whole octaves above the dimmest texel (at most 16); 0 for padding
-shared ivec3 s_palette[BLOCKS_A_GROUP][32];  // nearest_index: region r's entry j at 16 * r + j
-shared uvec2 s_ranked[BLOCKS_A_GROUP][32];   // a partition's or a candidate's error
-shared uvec2 s_half[BLOCKS_A_GROUP][4];      // the one-region candidates' errors over texels 8 .. 15
-shared uvec2 s_move[BLOCKS_A_GROUP][3][32];  // the refinement's moves' errors, three sets used in turn
-shared uint s_better[BLOCKS_A_GROUP][3];     // bit t: move t lowers the error
-shared int s_searching[3][BLOCKS_A_GROUP];   // 1: the block's refinement goes on (same three sets)
-shared int s_idx[BLOCKS_A_GROUP][16];
-shared uint s_byte[BLOCKS_A_GROUP][16];      // the packed block, byte by byte
-
-int g_warp;     // the group's block this invocation works on, 0 .. BLOCKS_A_GROUP-1
-int g_lane;     // 0 .. 31 in its block; below 16, the texel it stands for
-ivec3 g_h;      // its half bits
+const int kDescentTries = 8;     // bc6h.cpp's
 
 // A candidate's quantized endpoints: region 0 from a0 to b0, region 1 from a1 to b1 (bc6h.cpp's
 // q[0..3]), four vectors rather than an array.
 struct Ends {
     ivec3 a0, b0, a1, b1;
 };
+
+shared ivec3 s_h[BLOCKS_A_GROUP][16];        // texel i's half bits
+shared ivec3 s_t[BLOCKS_A_GROUP][16];        // the smallest unquantized values decoding to them
+shared int s_weight[BLOCKS_A_GROUP][16];     // 1 + whole octaves above the dimmest texel (at most 16); 0 for padding
+shared ivec3 s_palette[BLOCKS_A_GROUP][32];  // nearest_index: region r's entry j at 16 * r + j
+shared uvec2 s_ranked[BLOCKS_A_GROUP][32];   // a partition's or a candidate's error
+shared Ends s_fit[BLOCKS_A_GROUP][32];
+shared uvec2 s_half[BLOCKS_A_GROUP][4];      // the one-region candidates' errors over texels 8 .. 15
+shared uvec2 s_move[BLOCKS_A_GROUP][2][32];  // the descent's moves' errors, two sets used in turn
+shared int s_descending[2][BLOCKS_A_GROUP];   // 1: the block's descent goes on (same two sets)
+shared int s_idx[BLOCKS_A_GROUP][16];
+shared uint s_byte[BLOCKS_A_GROUP][16];      // the packed block, byte by byte
+
+int g_warp;     // the group's block this invocation works on, 0 .. BLOCKS_A_GROUP-1
+int g_lane;     // 0 .. 31 in its block; below 16, the texel it stands for
+ivec3 g_h;      // its half bits
 
 int component(ivec3 v, int c) { return c == 0 ? v.x : (c == 1 ? v.y : v.z); }
 ivec3 end_of(Ends q, int k) { return k == 0 ? q.a0 : (k == 1 ? q.b0 : (k == 2 ? q.a1 : q.b1)); }
@@ -161,7 +163,7 @@ Ends clamp_deltas(int mode, Ends q) {
 }
 
 // bc6h.cpp's evaluate over texels first .. last-1 in this invocation alone (q clamped first by the
-// caller). The palettes are indexed only by the counters of loops of constant length, which the
+// caller): the partitions' ranking, and a one-region descent move. The palettes are indexed only by the counters of loops of constant length, which the
 // compiler unrolls: they stay in registers.
 uvec2 evaluate_alone(int mode, int part, Ends q, int first, int last) {
     int epb = shape_epb(mode);
@@ -198,7 +200,7 @@ uvec2 evaluate_alone(int mode, int part, Ends q, int first, int last) {
     return total;
 }
 
-// evaluate_alone where every invocation has the same partition (the refinement's): a texel's
+// evaluate_alone where every invocation has the same partition (the descent's): a texel's
 // region taken by a branch all invocations take alike, rather than a select per palette entry.
 uvec2 evaluate_together(int mode, int part, Ends q) {
     int epb = kModeEpb[mode];
@@ -222,6 +224,37 @@ uvec2 evaluate_together(int mode, int part, Ends q) {
                 if (j < limit) best = min(best, texel_error(pal0[j], h));
         }
         total = add64(total, best * uint(s_weight[g_warp][i]));
+    }
+    return total;
+}
+
+// A mode candidate's error (q clamped) in one loop shape for both kinds, so that a warp evaluating
+// one-region and two-region candidates side by side runs one loop, not each kind's in turn: 16
+// steps, each the least error over 8 entries of a palette pair. Two regions: step i is texel i, the
+// pair the two regions' palettes. One region (texels first .. first+7): the 16-entry palette as
+// two halves, step i texel first + i / 2 against half i % 2, a texel's error the lesser of its two.
+uvec2 evaluate_candidate(int mode, int part, Ends q, int first) {
+    bool two = kModeRegions[mode] == 2;
+    int epb = kModeEpb[mode];
+    ivec3 a0 = unquantize3(q.a0, epb), b0 = unquantize3(q.b0, epb);
+    ivec3 a1 = two ? unquantize3(q.a1, epb) : a0, b1 = two ? unquantize3(q.b1, epb) : b0;
+    ivec3 pal0[8], pal1[8];
+    for (int j = 0; j < 8; ++j) {
+        pal0[j] = palette_entry(a0, b0, two ? kWeights3[j] : kWeights4[j]);
+        pal1[j] = palette_entry(a1, b1, two ? kWeights3[j] : kWeights4[8 + j]);
+    }
+    uvec2 total = uvec2(0u);
+    uint previous = 0u;
+    for (int step = 0; step < 16; ++step) {
+        int i = two ? step : first + (step >> 1);
+        bool second = two ? region_of(2, part, i) == 1 : (step & 1) != 0;
+        int limit = two ? (is_anchor(2, part, i) ? 4 : 8) : (i == 0 && second ? 0 : 8);
+        ivec3 h = s_h[g_warp][i];
+        uint best = 0xffffffffu;
+        for (int j = 0; j < 8; ++j)
+            if (j < limit) best = min(best, texel_error(second ? pal1[j] : pal0[j], h));
+        if (two || second) total = add64(total, (two ? best : min(best, previous)) * uint(s_weight[g_warp][i]));
+        previous = best;
     }
     return total;
 }
@@ -375,7 +408,7 @@ uvec4 pack(int m, int part, Ends q) {
     return block;
 }
 
-// Move t of the local search on q: endpoint t / 6, channel (t % 6) / 2, down by 1 for even t, up
+// Move t of the descent on q: endpoint t / 6, channel (t % 6) / 2, down by 1 for even t, up
 // for odd; a0.x = -1 where it leaves the mode's range [0, top].
 Ends moved(Ends q, int t, int top) {
     int k = t / 6, c = (t % 6) / 2, dir = (t & 1) != 0 ? 1 : -1;
@@ -442,8 +475,11 @@ void main() {
     if (g_lane < 16) s_weight[g_warp][texel] = counted ? min(16, 1 + ((brightest - dimmest) >> 10)) : 0;
     sync();
 
-    // The two partitions whose unquantized fits are best: invocation p fits partition p.
-    s_ranked[g_warp][g_lane] = evaluate_alone(-1, g_lane, fit_partition(2, g_lane), 0, 16);
+    // The two partitions whose unquantized fits are best: invocation p fits partition p, and keeps
+    // the fit for the candidates.
+    Ends fit = fit_partition(2, g_lane);
+    s_fit[g_warp][g_lane] = fit;
+    s_ranked[g_warp][g_lane] = evaluate_alone(-1, g_lane, fit, 0, 16);
     sync();
     uvec2 fit0 = kNoError, fit1 = kNoError;
     int part0 = 0, part1 = 0;
@@ -466,13 +502,11 @@ void main() {
     if (g_lane < 28) {
         int k = g_lane < kCandidateCount ? g_lane : g_lane - kCandidateCount;
         ivec2 mp = candidate(k, part0, part1);
-        int regions = kModeRegions[mp.x];
-        uvec2 e = evaluate_alone(mp.x, mp.y, quantized(mp.x, fit_partition(regions, mp.y)), g_lane >= kCandidateCount ? 8 : 0,
-                                 regions == 1 && g_lane < kCandidateCount ? 8 : 16);
-        if (g_lane < kCandidateCount) s_ranked[g_warp][g_lane] = e;
-        else s_half[g_warp][k] = e;
+        Ends e = kModeRegions[mp.x] == 1 ? fit_partition(1, 0) : s_fit[g_warp][mp.y];
+        uvec2 error = evaluate_candidate(mp.x, mp.y, quantized(mp.x, e), g_lane >= kCandidateCount ? 8 : 0);
+        if (g_lane < kCandidateCount) s_ranked[g_warp][g_lane] = error;
+        else s_half[g_warp][k] = error;
     }
-    if (g_lane == 0) s_better[g_warp][0] = 0u;
     sync();
     if (g_lane < 4) {
         uvec2 half_error = s_half[g_warp][g_lane];
@@ -483,59 +517,43 @@ void main() {
     int chosen = first_lowest(kCandidateCount);
     ivec2 mp = candidate(chosen, part0, part1);
     int mode = mp.x, part = mp.y;
-    Ends cand = quantized(mode, fit_partition(kModeRegions[mode], part));
+    Ends cand = quantized(mode, kModeRegions[mode] == 1 ? fit_partition(1, 0) : s_fit[g_warp][part]);
     uvec2 cand_error = s_ranked[g_warp][chosen];
-    int set = 0;
 
-    // Local search (bc6h.cpp's refine from 1): each quantized endpoint value moved by ±1 while that
-    // lowers the error, move t of a round being tried on the endpoints that moves 0 .. t-1 left.
-    // The moves from `from` on are tried at once, invocation t taking move t; the first that lowers
-    // the error is the one the CPU's serial search takes, since it tried those before it on the same
-    // endpoints and kept none; the search goes on from the move after it. A try of every block of
-    // the group at once, one barrier, until none of them searches. The moves' errors and flags
-    // rotate over three sets, so that one barrier a try suffices: a set is cleared two tries after
-    // it was read, and written the try after.
-    int regions = kModeRegions[mode];
-    int moves = 12 * regions;
+    // Steepest descent (bc6h.cpp's descend): each try evaluates every move of one endpoint value
+    // by ±1, invocation t taking move t, and takes the lowest error below the candidate's (the
+    // first of equals), at most kDescentTries times. A try of every block of the group at once,
+    // one barrier a try, until none of them goes on. The errors alternate between two sets: a set
+    // is written again two tries after it was read, past the barrier every invocation crosses
+    // after reading it.
+    int moves = 12 * kModeRegions[mode];
     int top = (1 << kModeEpb[mode]) - 1;
-    bool improved = false, searching = true;
-    int round = 0, from = 0;
-    for (;;) {
-        if (searching && g_lane >= from && g_lane < moves) {
+    bool descending = true;
+    for (int tr = 0; tr < kDescentTries; ++tr) {
+        int set = tr & 1;
+        uvec2 e = kNoError;
+        if (descending && g_lane < moves) {
             Ends q = moved(cand, g_lane, top);
-            if (q.a0.x >= 0) {
-                uvec2 e = evaluate_together(mode, part, clamp_deltas(mode, q));
-                s_move[g_warp][set][g_lane] = e;
-                if (less64(e, cand_error)) atomicOr(s_better[g_warp][set], 1u << uint(g_lane));
-            }
+            if (q.a0.x >= 0) e = evaluate_together(mode, part, clamp_deltas(mode, q));
         }
-        if (g_lane == 0) {
-            s_better[g_warp][(set + 1) % 3] = 0u;
-            s_searching[set][g_warp] = searching ? 1 : 0;
-        }
+        s_move[g_warp][set][g_lane] = e;
+        if (g_lane == 0) s_descending[set][g_warp] = descending ? 1 : 0;
         sync();
         bool any = false;
-        for (int w = 0; w < BLOCKS_A_GROUP; ++w) any = any || s_searching[set][w] != 0;
+        for (int w = 0; w < BLOCKS_A_GROUP; ++w) any = any || s_descending[set][w] != 0;
         if (!any) break;
-        if (searching) {
-            uint better = s_better[g_warp][set];
-            int taken = better == 0u ? -1 : findLSB(better);
-            if (taken >= 0) {
-                cand_error = s_move[g_warp][set][taken];
-                cand = clamp_deltas(mode, moved(cand, taken, top));
-                improved = true;
-                from = taken + 1;
-            }
-            if (taken < 0 || from >= moves) {
-                ++round;
-                if (!improved || round >= 4) searching = false;
-                else {
-                    improved = false;
-                    from = 0;
+        if (descending) {
+            int taken = -1;
+            for (int t = 0; t < moves; ++t) {
+                uvec2 et = s_move[g_warp][set][t];
+                if (less64(et, cand_error)) {
+                    cand_error = et;
+                    taken = t;
                 }
             }
+            if (taken >= 0) cand = clamp_deltas(mode, moved(cand, taken, top));
+            else descending = false;
         }
-        set = (set + 1) % 3;
     }
     int cand_idx = nearest_index(mode, part, cand);
     if (g_lane < 16) s_idx[g_warp][g_lane] = cand_idx;
