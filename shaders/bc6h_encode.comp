@@ -163,7 +163,7 @@ Ends clamp_deltas(int mode, Ends q) {
 }
 
 // bc6h.cpp's evaluate over texels first .. last-1 in this invocation alone (q clamped first by the
-// caller): the partitions' ranking, and a one-region descent move. The palettes are indexed only by the counters of loops of constant length, which the
+// caller). The palettes are indexed only by the counters of loops of constant length, which the
 // compiler unrolls: they stay in registers.
 uvec2 evaluate_alone(int mode, int part, Ends q, int first, int last) {
     int epb = shape_epb(mode);
@@ -229,7 +229,8 @@ uvec2 evaluate_together(int mode, int part, Ends q) {
 }
 
 // A mode candidate's error (q clamped) in one loop shape for both kinds, so that a warp evaluating
-// one-region and two-region candidates side by side runs one loop, not each kind's in turn: 16
+// one-region and two-region candidates side by side runs one loop, not each kind's in turn (and a
+// one-region descent move's half in the same time as a two-region move): 16
 // steps, each the least error over 8 entries of a palette pair. Two regions: step i is texel i, the
 // pair the two regions' palettes. One region (texels first .. first+7): the 16-entry palette as
 // two halves, step i texel first + i / 2 against half i % 2, a texel's error the lesser of its two.
@@ -521,20 +522,24 @@ void main() {
     uvec2 cand_error = s_ranked[g_warp][chosen];
 
     // Steepest descent (bc6h.cpp's descend): each try evaluates every move of one endpoint value
-    // by ±1, invocation t taking move t, and takes the lowest error below the candidate's (the
-    // first of equals), at most kDescentTries times. A try of every block of the group at once,
+    // by ±1, invocation t taking move t (a one-region mode's 12 moves split in halves of the block,
+    // invocations t and t + 12: its palette is twice as long), and takes the lowest error below the
+    // candidate's (the first of equals), at most kDescentTries times. A try of every block of the group at once,
     // one barrier a try, until none of them goes on. The errors alternate between two sets: a set
     // is written again two tries after it was read, past the barrier every invocation crosses
     // after reading it.
     int moves = 12 * kModeRegions[mode];
+    bool one = kModeRegions[mode] == 1;
     int top = (1 << kModeEpb[mode]) - 1;
     bool descending = true;
     for (int tr = 0; tr < kDescentTries; ++tr) {
         int set = tr & 1;
         uvec2 e = kNoError;
-        if (descending && g_lane < moves) {
-            Ends q = moved(cand, g_lane, top);
-            if (q.a0.x >= 0) e = evaluate_together(mode, part, clamp_deltas(mode, q));
+        if (descending && g_lane < 24) {
+            Ends q = moved(cand, one ? g_lane % 12 : g_lane, top);
+            if (q.a0.x >= 0)
+                e = one ? evaluate_candidate(mode, part, clamp_deltas(mode, q), g_lane < 12 ? 0 : 8)
+                        : evaluate_together(mode, part, clamp_deltas(mode, q));
         }
         s_move[g_warp][set][g_lane] = e;
         if (g_lane == 0) s_descending[set][g_warp] = descending ? 1 : 0;
@@ -546,6 +551,11 @@ void main() {
             int taken = -1;
             for (int t = 0; t < moves; ++t) {
                 uvec2 et = s_move[g_warp][set][t];
+                if (one && et != kNoError) {
+                    uvec2 other = s_move[g_warp][set][t + 12];
+                    uvec2 sum = add64(et, other.x);
+                    et = uvec2(sum.x, sum.y + other.y);
+                }
                 if (less64(et, cand_error)) {
                     cand_error = et;
                     taken = t;
