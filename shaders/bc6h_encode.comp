@@ -146,13 +146,9 @@ uint texel_error(ivec3 p, ivec3 h) {
 int region_of(int regions, int part, int i) { return regions == 2 ? int((kPartitions[part] >> uint(i)) & 1u) : 0; }
 bool is_anchor(int regions, int part, int i) { return i == 0 || (regions == 2 && i == int(kAnchor2[part])); }
 
-// A shape: the mode's, or (mode -1) the unquantized two-region one that ranks partitions.
-int shape_regions(int mode) { return mode < 0 ? 2 : kModeRegions[mode]; }
-int shape_epb(int mode) { return mode < 0 ? 16 : kModeEpb[mode]; }
-
 // Deltas clamped to the mode's range (bc6h.cpp's evaluate does it first).
 Ends clamp_deltas(int mode, Ends q) {
-    if (mode < 0 || kModeTransformed[mode] == 0) return q;
+    if (kModeTransformed[mode] == 0) return q;
     ivec3 limit = (ivec3(1) << (ivec3(kModeDelta[3 * mode], kModeDelta[3 * mode + 1], kModeDelta[3 * mode + 2]) - 1)) - 1;
     q.b0 = q.a0 + clamp(q.b0 - q.a0, -limit, limit);
     if (kModeRegions[mode] == 2) {
@@ -162,33 +158,17 @@ Ends clamp_deltas(int mode, Ends q) {
     return q;
 }
 
-// bc6h.cpp's evaluate over texels first .. last-1 in this invocation alone (q clamped first by the
-// caller). The palettes are indexed only by the counters of loops of constant length, which the
-// compiler unrolls: they stay in registers.
-uvec2 evaluate_alone(int mode, int part, Ends q, int first, int last) {
-    int epb = shape_epb(mode);
-    uvec2 total = uvec2(0u);
-    if (shape_regions(mode) == 1) {
-        ivec3 a = unquantize3(q.a0, epb), b = unquantize3(q.b0, epb);
-        ivec3 pal[16];
-        for (int j = 0; j < 16; ++j) pal[j] = palette_entry(a, b, kWeights4[j]);
-        for (int i = first; i < last; ++i) {
-            ivec3 h = s_h[g_warp][i];
-            int limit = i == 0 ? 8 : 16;
-            uint best = 0xffffffffu;
-            for (int j = 0; j < 16; ++j)
-                if (j < limit) best = min(best, texel_error(pal[j], h));
-            total = add64(total, best * uint(s_weight[g_warp][i]));
-        }
-        return total;
-    }
-    ivec3 a0 = unquantize3(q.a0, epb), b0 = unquantize3(q.b0, epb), a1 = unquantize3(q.a1, epb), b1 = unquantize3(q.b1, epb);
+// Partition part's rank: the error of its unquantized two-region fit e (bc6h.cpp's evaluate of
+// kUnquantized2), in this invocation alone. The palettes are indexed only by the counters of loops
+// of constant length, which the compiler unrolls: they stay in registers.
+uvec2 evaluate_fit(int part, Ends e) {
     ivec3 pal0[8], pal1[8];
     for (int j = 0; j < 8; ++j) {
-        pal0[j] = palette_entry(a0, b0, kWeights3[j]);
-        pal1[j] = palette_entry(a1, b1, kWeights3[j]);
+        pal0[j] = palette_entry(e.a0, e.b0, kWeights3[j]);
+        pal1[j] = palette_entry(e.a1, e.b1, kWeights3[j]);
     }
-    for (int i = first; i < last; ++i) {
+    uvec2 total = uvec2(0u);
+    for (int i = 0; i < 16; ++i) {
         ivec3 h = s_h[g_warp][i];
         bool second = region_of(2, part, i) == 1;
         int limit = is_anchor(2, part, i) ? 4 : 8;
@@ -200,11 +180,11 @@ uvec2 evaluate_alone(int mode, int part, Ends q, int first, int last) {
     return total;
 }
 
-// evaluate_alone where every invocation has the same partition (the descent's): a texel's
-// region taken by a branch all invocations take alike, rather than a select per palette entry.
-uvec2 evaluate_together(int mode, int part, Ends q) {
+// A two-region mode's error (q clamped) where every invocation has the same partition (the
+// descent's): a texel's region taken by a branch all invocations take alike, rather than a select
+// per palette entry.
+uvec2 evaluate_two_regions(int mode, int part, Ends q) {
     int epb = kModeEpb[mode];
-    if (kModeRegions[mode] == 1) return evaluate_alone(mode, part, q, 0, 16);
     ivec3 a0 = unquantize3(q.a0, epb), b0 = unquantize3(q.b0, epb), a1 = unquantize3(q.a1, epb), b1 = unquantize3(q.b1, epb);
     ivec3 pal0[8], pal1[8];
     for (int j = 0; j < 8; ++j) {
@@ -480,7 +460,7 @@ void main() {
     // the fit for the candidates.
     Ends fit = fit_partition(2, g_lane);
     s_fit[g_warp][g_lane] = fit;
-    s_ranked[g_warp][g_lane] = evaluate_alone(-1, g_lane, fit, 0, 16);
+    s_ranked[g_warp][g_lane] = evaluate_fit(g_lane, fit);
     sync();
     uvec2 fit0 = kNoError, fit1 = kNoError;
     int part0 = 0, part1 = 0;
@@ -539,7 +519,7 @@ void main() {
             Ends q = moved(cand, one ? g_lane % 12 : g_lane, top);
             if (q.a0.x >= 0)
                 e = one ? evaluate_candidate(mode, part, clamp_deltas(mode, q), g_lane < 12 ? 0 : 8)
-                        : evaluate_together(mode, part, clamp_deltas(mode, q));
+                        : evaluate_two_regions(mode, part, clamp_deltas(mode, q));
         }
         s_move[g_warp][set][g_lane] = e;
         if (g_lane == 0) s_descending[set][g_warp] = descending ? 1 : 0;
