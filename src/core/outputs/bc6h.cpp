@@ -173,34 +173,40 @@ void fit_partition(const Texels& tx, int regions, int p, int e[4][3]) {
     for (int r = 0; r < regions; ++r) fit_region(tx, regions, p, r, e[2 * r], e[2 * r + 1]);
 }
 
+// Each move of one quantized endpoint value of `from` by ±step that stays in the mode's range, with
+// its error: kept in `into` if lower. In the GPU's order of moves (t = 6k + 2c + (dir > 0)). `from`
+// is read afresh for each move, so that it may be `into` itself (refine takes each improving move
+// as it comes); the number of moves kept is returned.
+int keep_better_moves(const Texels& tx, const Candidate& from, int step, Candidate& into) {
+    const Shape s = shape_of(from.mode);
+    const int top = (1 << s.epb) - 1;
+    int kept = 0;
+    for (int k = 0; k < 2 * s.regions; ++k)
+        for (int c = 0; c < 3; ++c)
+            for (int dir = -1; dir <= 1; dir += 2) {
+                const int v = from.q[k][c] + dir * step;
+                if (v < 0 || v > top) continue;
+                int q[4][3];
+                std::memcpy(q, from.q, sizeof q);
+                q[k][c] = v;
+                std::uint8_t idx[16];
+                const std::uint64_t e = evaluate(tx, s, from.partition, q, idx);
+                if (e < into.error) {
+                    into.error = e;
+                    std::memcpy(into.q, q, sizeof q);
+                    std::memcpy(into.idx, idx, sizeof idx);
+                    ++kept;
+                }
+            }
+    return kept;
+}
+
 // The thorough setting's local search: each quantized endpoint value moved by ±step while that
 // lowers the error, steps halving from `first` to 1, at most four rounds a step.
 void refine(const Texels& tx, Candidate& cand, int first) {
-    const Shape s = shape_of(cand.mode);
-    const int top = (1 << s.epb) - 1;
-    for (int step = first; step >= 1; step >>= 1) {
-        bool improved = true;
-        for (int round = 0; round < 4 && improved; ++round) {
-            improved = false;
-            for (int k = 0; k < 2 * s.regions; ++k)
-                for (int c = 0; c < 3; ++c)
-                    for (int dir = -1; dir <= 1; dir += 2) {
-                        const int v = cand.q[k][c] + dir * step;
-                        if (v < 0 || v > top) continue;
-                        int q[4][3];
-                        std::memcpy(q, cand.q, sizeof q);
-                        q[k][c] = v;
-                        std::uint8_t idx[16];
-                        const std::uint64_t e = evaluate(tx, s, cand.partition, q, idx);
-                        if (e < cand.error) {
-                            cand.error = e;
-                            std::memcpy(cand.q, q, sizeof q);
-                            std::memcpy(cand.idx, idx, sizeof idx);
-                            improved = true;
-                        }
-                    }
-        }
-    }
+    for (int step = first; step >= 1; step >>= 1)
+        for (int round = 0; round < 4; ++round)
+            if (keep_better_moves(tx, cand, step, cand) == 0) break;
 }
 
 // The default's refinement, a steepest descent: each try evaluates every move of one quantized
@@ -213,27 +219,9 @@ void refine(const Texels& tx, Candidate& cand, int first) {
 constexpr int kDescentTries = 8;
 
 void descend(const Texels& tx, Candidate& cand) {
-    const Shape s = shape_of(cand.mode);
-    const int top = (1 << s.epb) - 1;
     for (int t = 0; t < kDescentTries; ++t) {
         Candidate best = cand;
-        for (int k = 0; k < 2 * s.regions; ++k)
-            for (int c = 0; c < 3; ++c)
-                for (int dir = -1; dir <= 1; dir += 2) {
-                    const int v = cand.q[k][c] + dir;
-                    if (v < 0 || v > top) continue;
-                    int q[4][3];
-                    std::memcpy(q, cand.q, sizeof q);
-                    q[k][c] = v;
-                    std::uint8_t idx[16];
-                    const std::uint64_t e = evaluate(tx, s, cand.partition, q, idx);
-                    if (e < best.error) {
-                        best.error = e;
-                        std::memcpy(best.q, q, sizeof q);
-                        std::memcpy(best.idx, idx, sizeof idx);
-                    }
-                }
-        if (best.error == cand.error) return;
+        if (keep_better_moves(tx, cand, 1, best) == 0) return;
         cand = best;
     }
 }
