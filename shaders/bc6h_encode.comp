@@ -57,10 +57,10 @@ shared ivec3 s_t[BLOCKS_A_GROUP][16];        // the smallest unquantized values 
 shared int s_weight[BLOCKS_A_GROUP][16];     // 1 + whole octaves above the dimmest texel (at most 16); 0 for padding
 shared ivec3 s_palette[BLOCKS_A_GROUP][32];  // nearest_index: region r's entry j at 16 * r + j
 shared uvec2 s_ranked[BLOCKS_A_GROUP][32];   // a partition's or a candidate's error
-shared Ends s_fit[BLOCKS_A_GROUP][32];
+shared Ends s_fit[BLOCKS_A_GROUP][32];       // partition p's two-region fit, unquantized
 shared uvec2 s_half[BLOCKS_A_GROUP][4];      // the one-region candidates' errors over texels 8 .. 15
 shared uvec2 s_move[BLOCKS_A_GROUP][2][32];  // the descent's moves' errors, two sets used in turn
-shared int s_descending[2][BLOCKS_A_GROUP];   // 1: the block's descent goes on (same two sets)
+shared int s_descending[2][BLOCKS_A_GROUP];  // 1: the block's descent goes on (same two sets)
 shared int s_idx[BLOCKS_A_GROUP][16];
 shared uint s_byte[BLOCKS_A_GROUP][16];      // the packed block, byte by byte
 

@@ -18,14 +18,12 @@
 //
 // Default: endpoints from each region's bounding box (the diagonal the channels' covariance picks),
 // the four one-region modes, the two partitions whose unquantized fits are best with the ten
-// two-region modes on each, then the best candidate's endpoints refined by a local search (each
-// quantized endpoint value moved by ±1 while the error falls, at most four rounds; starting from ±4
-// gained nothing over four maps' chains, -0.08 to +0.28 dB mPSNR, for 60% more evaluations:
-// bench/NOTES.md). Thorough: every
-// mode with every partition, the best partition of each mode refined by the same search from larger
-// steps (2^(endpoint bits - 8)) down. Indices are the
-// nearest decoded value of each texel (the anchor texels restricted to the lower half), so
-// the error is the decoded block's.
+// two-region modes on each, then the best candidate's endpoints refined by a steepest descent (of
+// the moves of one quantized endpoint value by ±1, the one that lowers the error most, at most 8
+// times: bench/NOTES.md). Thorough: every mode with every partition, the best partition of each
+// mode refined by a local search (each endpoint value moved by ±step while the error falls, steps
+// from 2^(endpoint bits - 8) down to 1). Indices are the nearest decoded value of each texel (the
+// anchor texels restricted to the lower half), so the error is the decoded block's.
 #include <array>
 #include <cstdint>
 #include <vector>
