@@ -209,11 +209,11 @@ uvec2 evaluate_two_regions(int mode, int part, Ends q) {
 }
 
 // A mode candidate's error (q clamped) in one loop shape for both kinds, so that a warp evaluating
-// one-region and two-region candidates side by side runs one loop, not each kind's in turn (and a
-// one-region descent move's half in the same time as a two-region move): 16
-// steps, each the least error over 8 entries of a palette pair. Two regions: step i is texel i, the
-// pair the two regions' palettes. One region (texels first .. first+7): the 16-entry palette as
-// two halves, step i texel first + i / 2 against half i % 2, a texel's error the lesser of its two.
+// one-region and two-region candidates side by side runs one loop, not each kind's in turn, and a
+// half of a one-region descent move takes as long as a two-region move: 16 steps, each the least
+// error over 8 entries of a palette pair. Two regions: step i is texel i, the pair the two regions'
+// palettes. One region (texels first .. first+7): the 16-entry palette as two halves, step i texel
+// first + i / 2 against half i % 2, a texel's error the lesser of its two.
 uvec2 evaluate_candidate(int mode, int part, Ends q, int first) {
     bool two = kModeRegions[mode] == 2;
     int epb = kModeEpb[mode];
@@ -504,10 +504,10 @@ void main() {
     // Steepest descent (bc6h.cpp's descend): each try evaluates every move of one endpoint value
     // by ±1, invocation t taking move t (a one-region mode's 12 moves split in halves of the block,
     // invocations t and t + 12: its palette is twice as long), and takes the lowest error below the
-    // candidate's (the first of equals), at most kDescentTries times. A try of every block of the group at once,
-    // one barrier a try, until none of them goes on. The errors alternate between two sets: a set
-    // is written again two tries after it was read, past the barrier every invocation crosses
-    // after reading it.
+    // candidate's (the first of equals), at most kDescentTries times. A try of every block of the
+    // group at once, one barrier a try, until none of them goes on. The errors alternate between
+    // two sets: a set is written again two tries after it was read, past the barrier every
+    // invocation crosses after reading it.
     int moves = 12 * kModeRegions[mode];
     bool one = kModeRegions[mode] == 1;
     int top = (1 << kModeEpb[mode]) - 1;
