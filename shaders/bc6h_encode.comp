@@ -369,15 +369,13 @@ uvec4 pack(int m, int part, Ends q) {
             int entry = int((kBitMap[at_map >> 2] >> uint(8 * (at_map & 3))) & 0xffu);
             bit = (field_value(m, part, q, entry >> 4) >> (entry & 15)) & 1;
         } else {
+            // Texel i's index starts at bit i * ib - 1 of them (past the first anchor's short one),
+            // one bit earlier past the second anchor's.
             int offset = at - header;
-            for (int i = 0; i < 16; ++i) {
-                int bits = is_anchor(regions, part, i) ? ib - 1 : ib;
-                if (offset < bits) {
-                    bit = (s_idx[g_warp][i] >> offset) & 1;
-                    break;
-                }
-                offset -= bits;
-            }
+            int second = regions == 2 ? int(kAnchor2[part]) : 16;
+            int i = (offset + 2) / ib > second ? (offset + 2) / ib : (offset + 1) / ib;
+            int start = i == 0 ? 0 : i * ib - 1 - (i > second ? 1 : 0);
+            bit = (s_idx[g_warp][i] >> (offset - start)) & 1;
         }
         byte_value |= uint(bit) << uint(b);
     }
