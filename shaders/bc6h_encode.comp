@@ -77,6 +77,7 @@ uvec2 add64(uvec2 a, uint b) {
     uint low = uaddCarry(a.x, b, carry);
     return uvec2(low, a.y + carry);
 }
+uvec2 add64(uvec2 a, uvec2 b) { return add64(a, b.x) + uvec2(0u, b.y); }
 bool less64(uvec2 a, uvec2 b) { return a.y < b.y || (a.y == b.y && a.x < b.x); }
 const uvec2 kNoError = uvec2(0xffffffffu, 0xffffffffu);
 
@@ -488,9 +489,7 @@ void main() {
     }
     sync();
     if (g_lane < 4) {
-        uvec2 half_error = s_half[g_warp][g_lane];
-        uvec2 sum = add64(s_ranked[g_warp][g_lane], half_error.x);
-        s_ranked[g_warp][g_lane] = uvec2(sum.x, sum.y + half_error.y);
+        s_ranked[g_warp][g_lane] = add64(s_ranked[g_warp][g_lane], s_half[g_warp][g_lane]);
     }
     sync();
     int chosen = first_lowest(kCandidateCount);
@@ -529,11 +528,7 @@ void main() {
             int taken = -1;
             for (int t = 0; t < moves; ++t) {
                 uvec2 et = s_move[g_warp][set][t];
-                if (one && et != kNoError) {
-                    uvec2 other = s_move[g_warp][set][t + 12];
-                    uvec2 sum = add64(et, other.x);
-                    et = uvec2(sum.x, sum.y + other.y);
-                }
+                if (one && et != kNoError) et = add64(et, s_move[g_warp][set][t + 12]);
                 if (less64(et, cand_error)) {
                     cand_error = et;
                     taken = t;
