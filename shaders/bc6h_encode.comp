@@ -32,13 +32,19 @@ uniform sampler2DArray u_source;
 #endif
 layout(std430, binding = 1) writeonly buffer Blocks { uvec4 blocks[]; };
 
-uniform int u_width;          // the level's size
+// One dispatch encodes a run of levels, u_first_level onwards, their blocks numbered one after
+// another (level by level, face by face, rows of blocks top first): a level too small to fill the
+// card then runs beside the others rather than alone, for as long as one group takes.
+const int kMaxLevels = 16;
+uniform int u_width;                    // level 0's size
 uniform int u_height;
-uniform int u_level;          // texture: the mip level
-uniform uint u_source_offset; // buffer: the level's first float (faces one after another)
-uniform uint u_source_stride; // buffer: floats a texel, RGB first (3: RGB, 4: RGBA)
-uniform uint u_block_offset;  // the level's first block in `blocks` (faces one after another)
-uniform int u_mirror_z;       // 1: face f texel (row, col) from the texel mirrored in z (Bevy's layout)
+uniform int u_first_level;
+uniform int u_levels;                   // levels in the run, at most kMaxLevels
+uniform uint u_level_end[kMaxLevels];   // the run's blocks up to the end of its level i
+uniform uint u_source_offset[kMaxLevels]; // buffer: the run's level i's first float
+uniform uint u_source_stride;           // buffer: floats a texel, RGB first (3: RGB, 4: RGBA)
+uniform uint u_block_offset;            // the run's first block in `blocks`
+uniform int u_mirror_z;                 // 1: face f texel (row, col) from the texel mirrored in z (Bevy's layout)
 
 const int kErrorCap = 8191;
 const int kModeCount = 14;
@@ -67,6 +73,9 @@ shared uint s_byte[BLOCKS_A_GROUP][16];      // the packed block, byte by byte
 int g_warp;     // the group's block this invocation works on, 0 .. BLOCKS_A_GROUP-1
 int g_lane;     // 0 .. 31 in its block; below 16, the texel it stands for
 ivec3 g_h;      // its half bits
+int g_level;    // its block's level (the run's g_run_level), and that level's size
+int g_run_level;
+int g_width, g_height;
 
 int component(ivec3 v, int c) { return c == 0 ? v.x : (c == 1 ? v.y : v.z); }
 ivec3 end_of(Ends q, int k) { return k == 0 ? q.a0 : (k == 1 ? q.b0 : (k == 2 ? q.a1 : q.b1)); }
@@ -405,7 +414,7 @@ Ends moved(Ends q, int t, int top) {
 // The texel of face `face` at (row, col), or of its z mirror (ibl_ktx2.cpp's mirrored_in_z).
 vec3 fetch(int face, int row, int col) {
     if (u_mirror_z != 0) {
-        int n = u_width;
+        int n = g_width;
         if (face <= 1) col = n - 1 - col;
         else if (face <= 3) row = n - 1 - row;
         else {
@@ -414,28 +423,37 @@ vec3 fetch(int face, int row, int col) {
         }
     }
 #ifdef SOURCE_BUFFER
-    uint at = u_source_offset + u_source_stride * uint((face * u_height + row) * u_width + col);
+    uint at = u_source_offset[g_run_level] + u_source_stride * uint((face * g_height + row) * g_width + col);
     return vec3(source_floats[at], source_floats[at + 1u], source_floats[at + 2u]);
 #else
-    return texelFetch(u_source, ivec3(col, row, face), u_level).rgb;
+    return texelFetch(u_source, ivec3(col, row, face), g_level).rgb;
 #endif
 }
 
 void main() {
-    int blocks_wide = (u_width + 3) / 4, blocks_high = (u_height + 3) / 4;
-    // Work groups in rows of gl_NumWorkGroups.x (at most 65535 a dimension): the block's number.
-    // A group's blocks past the level's last encode that one again, unwritten (barriers need them).
-    int group = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
-    if (group * BLOCKS_A_GROUP >= blocks_wide * blocks_high) return;  // the whole group alike
+    // Work groups in rows of gl_NumWorkGroups.x (at most 65535 a dimension): the block's number in
+    // the run. A group's blocks past the run's last encode that one again, unwritten (barriers need
+    // them). The blocks of one group may be of different levels.
+    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint run_blocks = u_level_end[u_levels - 1];
+    if (group * uint(BLOCKS_A_GROUP) >= run_blocks) return;  // the whole group alike
     g_warp = int(gl_LocalInvocationIndex) >> 5;
-    int block = group * BLOCKS_A_GROUP + g_warp;
-    bool valid = block < blocks_wide * blocks_high;
-    block = min(block, blocks_wide * blocks_high - 1);
-    int face = int(gl_WorkGroupID.z);
+    uint run_block = group * uint(BLOCKS_A_GROUP) + uint(g_warp);
+    bool valid = run_block < run_blocks;
+    run_block = min(run_block, run_blocks - 1u);
+    g_run_level = 0;
+    while (run_block >= u_level_end[g_run_level]) ++g_run_level;
+    g_level = u_first_level + g_run_level;
+    g_width = max(1, u_width >> g_level);
+    g_height = max(1, u_height >> g_level);
+    int blocks_wide = (g_width + 3) / 4, blocks_high = (g_height + 3) / 4;
+    int in_level = int(run_block - (g_run_level == 0 ? 0u : u_level_end[g_run_level - 1]));
+    int face = in_level / (blocks_wide * blocks_high);
+    int block = in_level % (blocks_wide * blocks_high);
     g_lane = int(gl_LocalInvocationIndex) & 31;
     int texel = g_lane & 15;
     int bx = block % blocks_wide, by = block / blocks_wide;
-    int rows = min(4, u_height - 4 * by), cols = min(4, u_width - 4 * bx);
+    int rows = min(4, g_height - 4 * by), cols = min(4, g_width - 4 * bx);
     int y = texel >> 2, x = texel & 3;
     bool counted = y < rows && x < cols;
 
@@ -542,5 +560,5 @@ void main() {
     if (g_lane < 16) s_idx[g_warp][g_lane] = cand_idx;
     sync();
     uvec4 encoded = pack(mode, part, cand);
-    if (valid && g_lane == 0) blocks[u_block_offset + uint(face * blocks_wide * blocks_high + block)] = encoded;
+    if (valid && g_lane == 0) blocks[u_block_offset + run_block] = encoded;
 }

@@ -73,6 +73,9 @@ Tables make_tables() {
 // two, 3.2 at four, 4.2 at eight; bench/NOTES.md).
 constexpr int kBlocksAGroup = 4;
 
+// Levels one dispatch encodes at most (the shader's kMaxLevels): a 32768-texel side's chain.
+constexpr int kMaxRunLevels = 16;
+
 }  // namespace
 
 struct GpuBc6hEncoder::Impl {
@@ -102,10 +105,12 @@ struct GpuBc6hEncoder::Impl {
         return programs.get("bc6h_encode.comp", "#define SH_ORDER 1\n" + group + (buffer ? "#define SOURCE_BUFFER\n" : "") + t.block);
     }
 
-    // One dispatch a level (bind_level(i) binds its source and sets its uniforms first), every
-    // level's blocks into one buffer, then their copy for reading and a fence: take() waits for
-    // these alone, not for what is queued after them.
-    void queue(GLuint program, int faces, int width, int height, int levels, bool mirror_z, const std::function<void(int)>& bind_level) {
+    // Every level's blocks into one buffer, a dispatch a run of levels read through one binding
+    // (runs[k] to runs[k + 1]: bind_run(first, count) binds their source and sets its uniforms
+    // first), then the blocks' copy for reading and a fence: take() waits for these alone, not for
+    // what is queued after them.
+    void queue(GLuint program, int faces, int width, int height, const std::vector<int>& runs, bool mirror_z,
+               const std::function<void(int, int)>& bind_run) {
         if (fence) glDeleteSync(fence);
         fence = nullptr;
         pending = false;
@@ -114,12 +119,14 @@ struct GpuBc6hEncoder::Impl {
         queued.width = width;
         queued.height = height;
         queued.faces = faces;
-        first_block.assign(static_cast<std::size_t>(levels), 0);
-        total_blocks = 0;
-        for (int i = 0; i < levels; ++i) {
-            first_block[static_cast<std::size_t>(i)] = total_blocks;
-            total_blocks += bc6h_block_count(std::max(1, width >> i), std::max(1, height >> i)) * static_cast<std::size_t>(faces);
-        }
+        const int levels = runs.back();
+        first_block.assign(static_cast<std::size_t>(levels) + 1, 0);
+        for (int i = 0; i < levels; ++i)
+            first_block[static_cast<std::size_t>(i) + 1] = first_block[static_cast<std::size_t>(i)] +
+                bc6h_block_count(std::max(1, width >> i), std::max(1, height >> i)) * static_cast<std::size_t>(faces);
+        total_blocks = first_block.back();
+        first_block.pop_back();
+        if (total_blocks > 0xffffffffu / kBlocksAGroup) throw GpuError("a texture too large for the BC6H encoder");
         const std::size_t bytes = total_blocks * kBc6hBlockBytes;
         const bool copy_back = buffer_storage_function() != nullptr;
         blocks.allocate(bytes, nullptr, copy_back ? GL_DYNAMIC_COPY : GL_STREAM_READ);
@@ -127,20 +134,30 @@ struct GpuBc6hEncoder::Impl {
         tables.bind(2);
         glUseProgram(program);
         glUniform1i(glGetUniformLocation(program, "u_mirror_z"), mirror_z ? 1 : 0);
+        glUniform1i(glGetUniformLocation(program, "u_width"), width);
+        glUniform1i(glGetUniformLocation(program, "u_height"), height);
         timer.reset();
-        for (int i = 0; i < levels; ++i) {
-            const int w = std::max(1, width >> i), h = std::max(1, height >> i);
-            bind_level(i);
-            glUniform1i(glGetUniformLocation(program, "u_width"), w);
-            glUniform1i(glGetUniformLocation(program, "u_height"), h);
-            glUniform1ui(glGetUniformLocation(program, "u_block_offset"), static_cast<GLuint>(first_block[static_cast<std::size_t>(i)]));
+        for (std::size_t k = 0; k + 1 < runs.size(); ++k) {
+            const int first = runs[k], count = runs[k + 1] - runs[k];
+            if (count == 0) continue;
+            if (count > kMaxRunLevels) throw GpuError("more levels than the BC6H encoder takes at once");
+            bind_run(first, count);
+            std::vector<GLuint> level_end;
+            const std::size_t run_first_block = first_block[static_cast<std::size_t>(first)];
+            for (int i = first; i < first + count; ++i)
+                level_end.push_back(static_cast<GLuint>((i + 1 < levels ? first_block[static_cast<std::size_t>(i) + 1] : total_blocks) -
+                                                        run_first_block));
+            glUniform1i(glGetUniformLocation(program, "u_first_level"), first);
+            glUniform1i(glGetUniformLocation(program, "u_levels"), count);
+            glUniform1uiv(glGetUniformLocation(program, "u_level_end"), count, level_end.data());
+            glUniform1ui(glGetUniformLocation(program, "u_block_offset"), static_cast<GLuint>(run_first_block));
             // kBlocksAGroup blocks a work group, in rows of at most 65535 (the least
             // GL_MAX_COMPUTE_WORK_GROUP_COUNT).
-            const std::size_t count = (bc6h_block_count(w, h) + kBlocksAGroup - 1) / kBlocksAGroup;
-            const auto wide = static_cast<GLuint>(std::min<std::size_t>(count, 65535));
-            const auto high = static_cast<GLuint>((count + wide - 1) / wide);
+            const std::size_t count_groups = (level_end.back() + kBlocksAGroup - 1) / kBlocksAGroup;
+            const auto wide = static_cast<GLuint>(std::min<std::size_t>(count_groups, 65535));
+            const auto high = static_cast<GLuint>((count_groups + wide - 1) / wide);
             timer.begin();
-            glDispatchCompute(wide, high, static_cast<GLuint>(faces));
+            glDispatchCompute(wide, high, 1);
             timer.end();
             check_gl("the BC6H encoding pass");
         }
@@ -204,8 +221,9 @@ EncodedTexture GpuBc6hEncoder::encode_texture(unsigned texture, unsigned target,
     glBindTexture(GL_TEXTURE_2D_ARRAY, view);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
     glUniform1i(glGetUniformLocation(program, "u_source"), 0);
-    impl_->queue(program, faces, width, height, levels, mirror_z,
-                 [&](int level) { glUniform1i(glGetUniformLocation(program, "u_level"), level); });
+    std::vector<int> runs{0};
+    for (int first = 0; first < levels; first += kMaxRunLevels) runs.push_back(std::min(levels, first + kMaxRunLevels));
+    impl_->queue(program, faces, width, height, runs, mirror_z, [](int, int) {});
     return impl_->take();
 }
 
@@ -214,10 +232,20 @@ void GpuBc6hEncoder::queue_buffers(const std::vector<Bc6hBufferLevel>& levels, i
         if (l.first_float > 0xffffffffu || (l.floats_a_texel != 3 && l.floats_a_texel != 4))
             throw GpuError("a BC6H source level the encoder cannot address");
     const GLuint program = impl_->program(true);
-    impl_->queue(program, faces, width, height, static_cast<int>(levels.size()), mirror_z, [&](int level) {
-        const Bc6hBufferLevel& l = levels[static_cast<std::size_t>(level)];
+    // A run ends where the buffer or the texel's size changes, or at kMaxRunLevels.
+    const int count = static_cast<int>(levels.size());
+    std::vector<int> runs{0};
+    for (int i = 1; i < count; ++i) {
+        const Bc6hBufferLevel &a = levels[static_cast<std::size_t>(i) - 1], &b = levels[static_cast<std::size_t>(i)];
+        if (a.buffer != b.buffer || a.floats_a_texel != b.floats_a_texel || i - runs.back() == kMaxRunLevels) runs.push_back(i);
+    }
+    runs.push_back(count);
+    impl_->queue(program, faces, width, height, runs, mirror_z, [&](int first, int n) {
+        const Bc6hBufferLevel& l = levels[static_cast<std::size_t>(first)];
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, l.buffer);
-        glUniform1ui(glGetUniformLocation(program, "u_source_offset"), static_cast<GLuint>(l.first_float));
+        std::vector<GLuint> offsets;
+        for (int i = first; i < first + n; ++i) offsets.push_back(static_cast<GLuint>(levels[static_cast<std::size_t>(i)].first_float));
+        glUniform1uiv(glGetUniformLocation(program, "u_source_offset"), n, offsets.data());
         glUniform1ui(glGetUniformLocation(program, "u_source_stride"), static_cast<GLuint>(l.floats_a_texel));
     });
 }
