@@ -19,14 +19,16 @@
 // do the same work (bench/NOTES.md): measure every change on the card.
 //
 // Prepended by src/gpu/gpu_bc6h.cpp: BLOCKS_A_GROUP and GROUP_INVOCATIONS (32 times it);
-// SOURCE_BUFFER where the texels are floats in a buffer (else a sampler2DArray: a cube map's or 2D
+// SOURCE_BUFFER where the texels are floats in buffers (else a sampler2DArray: a cube map's or 2D
 // texture's view); the storage block (binding 2) of the tables of bc6h_tables.h: kModeCode,
 // kModeRegions, kModeEpb, kModeDelta (3 a mode), kModeTransformed, kHeaderBits, kBitMap (82 bytes a
 // mode, field * 16 + bit, four to a word), kPartitions, kAnchor2, kWeights3, kWeights4.
 layout(local_size_x = GROUP_INVOCATIONS) in;
 
 #ifdef SOURCE_BUFFER
+// Two, so that a chain whose level 0 lies elsewhere (GpuSpecularPrefilter's) is one run.
 layout(std430, binding = 0) readonly buffer Source { float source_floats[]; };
+layout(std430, binding = 3) readonly buffer SecondSource { float second_source_floats[]; };
 #else
 uniform sampler2DArray u_source;
 #endif
@@ -41,8 +43,9 @@ uniform int u_height;
 uniform int u_first_level;
 uniform int u_levels;                   // levels in the run, at most kMaxLevels
 uniform uint u_level_end[kMaxLevels];   // the run's blocks up to the end of its level i
-uniform uint u_source_offset[kMaxLevels]; // buffer: the run's level i's first float
-uniform uint u_source_stride;           // buffer: floats a texel, RGB first (3: RGB, 4: RGBA)
+uniform uint u_source_offset[kMaxLevels]; // buffers: the run's level i's first float,
+uniform uint u_source_stride[kMaxLevels]; // its floats a texel, RGB first (3: RGB, 4: RGBA),
+uniform int u_second_source[kMaxLevels];  // 1: in SecondSource
 uniform uint u_block_offset;            // the run's first block in `blocks`
 uniform int u_mirror_z;                 // 1: face f texel (row, col) from the texel mirrored in z (Bevy's layout)
 
@@ -423,7 +426,9 @@ vec3 fetch(int face, int row, int col) {
         }
     }
 #ifdef SOURCE_BUFFER
-    uint at = u_source_offset[g_run_level] + u_source_stride * uint((face * g_height + row) * g_width + col);
+    uint at = u_source_offset[g_run_level] + u_source_stride[g_run_level] * uint((face * g_height + row) * g_width + col);
+    if (u_second_source[g_run_level] != 0)
+        return vec3(second_source_floats[at], second_source_floats[at + 1u], second_source_floats[at + 2u]);
     return vec3(source_floats[at], source_floats[at + 1u], source_floats[at + 2u]);
 #else
     return texelFetch(u_source, ivec3(col, row, face), g_level).rgb;

@@ -290,6 +290,24 @@ TEST_CASE("GPU BC6H encoder: the CPU's bytes from a 2D texture with edge blocks,
         CHECK(differing_blocks(from_buffer, cpu_levels(mirror ? specular_chain_for(chain, KtxCubeConvention::Bevy) : chain,
                                                        Bc6hQuality::Default)) == 0);
     }
+
+    // The same levels (16 x 16 to 1 x 1) from four buffers: levels 0, 2 and 4 as RGB floats in
+    // buffers of their own, 1 and 3 in the vec4 buffer above. A dispatch reads two buffers at most:
+    // three runs.
+    std::vector<GlBuffer> rgb((chain.size() + 1) / 2);
+    std::vector<Bc6hBufferLevel> spread;
+    for (std::size_t l = 0; l < chain.size(); ++l) {
+        if (l % 2 == 1) {
+            spread.push_back({buffer.id, 4 * first[l], 4});
+            continue;
+        }
+        std::vector<float> floats(6, -1.0f);  // an offset of two texels
+        for (const Image& f : chain[l].faces) floats.insert(floats.end(), f.rgb.begin(), f.rgb.end());
+        rgb[l / 2].allocate(floats.size() * sizeof(float), floats.data());
+        spread.push_back({rgb[l / 2].id, 6, 3});
+    }
+    encoder.queue_buffers(spread, 6, 16, 16);
+    CHECK(differing_blocks(encoder.take(), cpu_levels(chain, Bc6hQuality::Default)) == 0);
     CHECK(encoder.last_ms() >= 0);
 }
 

@@ -105,9 +105,8 @@ struct GpuBc6hEncoder::Impl {
         return programs.get("bc6h_encode.comp", "#define SH_ORDER 1\n" + group + (buffer ? "#define SOURCE_BUFFER\n" : "") + t.block);
     }
 
-    // Every level's blocks into one buffer, a dispatch a run of levels read through one binding
-    // (runs[k] to runs[k + 1]: bind_run(first, count) binds their source and sets its uniforms
-    // first), then the blocks' copy for reading and a fence: take() waits for these alone, not for
+    // Every level's blocks into one buffer, a dispatch a run of levels (runs[k] to runs[k + 1]:
+    // bind_run(first, count) binds their sources and sets their uniforms first), then the blocks' copy for reading and a fence: take() waits for these alone, not for
     // what is queued after them.
     void queue(GLuint program, int faces, int width, int height, const std::vector<int>& runs, bool mirror_z,
                const std::function<void(int, int)>& bind_run) {
@@ -232,21 +231,34 @@ void GpuBc6hEncoder::queue_buffers(const std::vector<Bc6hBufferLevel>& levels, i
         if (l.first_float > 0xffffffffu || (l.floats_a_texel != 3 && l.floats_a_texel != 4))
             throw GpuError("a BC6H source level the encoder cannot address");
     const GLuint program = impl_->program(true);
-    // A run ends where the buffer or the texel's size changes, or at kMaxRunLevels.
+    // A run takes levels from two buffers at most (the shader's two bindings), kMaxRunLevels of them.
     const int count = static_cast<int>(levels.size());
     std::vector<int> runs{0};
-    for (int i = 1; i < count; ++i) {
-        const Bc6hBufferLevel &a = levels[static_cast<std::size_t>(i) - 1], &b = levels[static_cast<std::size_t>(i)];
-        if (a.buffer != b.buffer || a.floats_a_texel != b.floats_a_texel || i - runs.back() == kMaxRunLevels) runs.push_back(i);
+    std::vector<unsigned> buffers;  // the run's, in binding order
+    for (int i = 0; i < count; ++i) {
+        const unsigned b = levels[static_cast<std::size_t>(i)].buffer;
+        if (std::find(buffers.begin(), buffers.end(), b) == buffers.end() && buffers.size() == 2) buffers.clear();
+        if (i - runs.back() == kMaxRunLevels) buffers.clear();
+        if (buffers.empty() && i > 0) runs.push_back(i);
+        if (std::find(buffers.begin(), buffers.end(), b) == buffers.end()) buffers.push_back(b);
     }
     runs.push_back(count);
     impl_->queue(program, faces, width, height, runs, mirror_z, [&](int first, int n) {
-        const Bc6hBufferLevel& l = levels[static_cast<std::size_t>(first)];
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, l.buffer);
-        std::vector<GLuint> offsets;
-        for (int i = first; i < first + n; ++i) offsets.push_back(static_cast<GLuint>(levels[static_cast<std::size_t>(i)].first_float));
+        std::vector<unsigned> bound;
+        std::vector<GLuint> offsets, strides;
+        std::vector<GLint> second;
+        for (int i = first; i < first + n; ++i) {
+            const Bc6hBufferLevel& l = levels[static_cast<std::size_t>(i)];
+            if (std::find(bound.begin(), bound.end(), l.buffer) == bound.end()) bound.push_back(l.buffer);
+            offsets.push_back(static_cast<GLuint>(l.first_float));
+            strides.push_back(static_cast<GLuint>(l.floats_a_texel));
+            second.push_back(l.buffer == bound[0] ? 0 : 1);
+        }
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, bound[0]);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, bound.back());
         glUniform1uiv(glGetUniformLocation(program, "u_source_offset"), n, offsets.data());
-        glUniform1ui(glGetUniformLocation(program, "u_source_stride"), static_cast<GLuint>(l.floats_a_texel));
+        glUniform1uiv(glGetUniformLocation(program, "u_source_stride"), n, strides.data());
+        glUniform1iv(glGetUniformLocation(program, "u_second_source"), n, second.data());
     });
 }
 

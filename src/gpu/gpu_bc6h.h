@@ -3,7 +3,8 @@
 // default setting in GLSL, integer for integer, so that the blocks are the CPU's byte for byte
 // (tests/test_gpu_bc6h.cpp compares them), of texels already on the GPU; only the blocks come back
 // (1 byte a texel, against 16 for the floats). 32 invocations a block, four blocks a work group,
-// one dispatch for all the levels (all their faces) read through one binding. Bc6hQuality::Thorough is the CPU's alone (bc6h_encode_images).
+// one dispatch for all the levels and faces (of up to 16 levels from up to two buffers).
+// Bc6hQuality::Thorough is the CPU's alone (bc6h_encode_images).
 // Needs the context current on this thread; throws GpuError on any GL failure.
 #include <cstddef>
 #include <memory>
