@@ -70,7 +70,8 @@ Tables make_tables() {
 
 // Blocks a work group encodes, a warp each: more than one shares the cost of a group's start among
 // them (the H200 ran the chain in 5.7 ms at one, 4.3 at two, 4.0 at four; with the descent, 3.3 at
-// two, 3.2 at four, 4.2 at eight; bench/NOTES.md).
+// two, 3.2 at four, 4.2 at eight; in one dispatch for all levels, 2.6 at two, 2.4 at four;
+// bench/NOTES.md).
 constexpr int kBlocksAGroup = 4;
 
 // Levels one dispatch encodes at most (the shader's kMaxLevels): a 32768-texel side's chain.
