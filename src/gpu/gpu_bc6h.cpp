@@ -107,8 +107,8 @@ struct GpuBc6hEncoder::Impl {
     }
 
     // Every level's blocks into one buffer, a dispatch a run of levels (runs[k] to runs[k + 1]:
-    // bind_run(first, count) binds their sources and sets their uniforms first), then the blocks' copy for reading and a fence: take() waits for these alone, not for
-    // what is queued after them.
+    // bind_run(first, count) binds their sources and sets their uniforms first), then the blocks'
+    // copy for reading and a fence: take() waits for these alone, not for what is queued after them.
     void queue(GLuint program, int faces, int width, int height, const std::vector<int>& runs, bool mirror_z,
                const std::function<void(int, int)>& bind_run) {
         if (fence) glDeleteSync(fence);
