@@ -17,10 +17,19 @@ namespace {
 // here, array by array, beside the words that fill it, so that the two cannot drift apart. Not GLSL
 // const arrays: NVIDIA's compiler gives each invocation its own copy of one indexed at run time, in
 // local memory (with them, and the search's own such arrays, the encoder took 106 ms on the H200
-// for a 6x256^2 chain, against 11 ms without: bench/NOTES.md).
+// for a 6x256^2 chain, against 11 ms without: bench/NOTES.md). Arrays indexed only by the
+// counters of unrolled loops do go as const arrays too (`constants`): they fold into immediates.
 struct Tables {
     std::string block = "layout(std430, binding = 2) readonly buffer Tables {\n";
     std::vector<std::uint32_t> words;
+    std::string constants;
+
+    template <std::size_t N>
+    void add_constant(const char* name, const std::array<std::uint8_t, N>& values) {
+        constants += std::string("const int ") + name + "[" + std::to_string(N) + "] = int[](";
+        for (std::size_t i = 0; i < N; ++i) constants += (i ? ", " : "") + std::to_string(values[i]);
+        constants += ");\n";
+    }
 
     template <typename T, std::size_t N>
     void add(const char* type, const char* name, const std::array<T, N>& values) {
@@ -65,6 +74,8 @@ Tables make_tables() {
     t.add("int", "kWeights3", w3);
     t.add("int", "kWeights4", w4);
     t.block += "};\n";
+    t.add_constant("kWeights3Unrolled", kBc6hWeights3);
+    t.add_constant("kWeights4Unrolled", kBc6hWeights4);
     return t;
 }
 
@@ -103,7 +114,7 @@ struct GpuBc6hEncoder::Impl {
         if (tables.size == 0) tables.allocate(t.words.size() * sizeof(std::uint32_t), t.words.data());
         const std::string group = "#define BLOCKS_A_GROUP " + std::to_string(kBlocksAGroup) + "\n#define GROUP_INVOCATIONS " +
                                   std::to_string(32 * kBlocksAGroup) + "\n";
-        return programs.get("bc6h_encode.comp", "#define SH_ORDER 1\n" + group + (buffer ? "#define SOURCE_BUFFER\n" : "") + t.block);
+        return programs.get("bc6h_encode.comp", "#define SH_ORDER 1\n" + group + (buffer ? "#define SOURCE_BUFFER\n" : "") + t.block + t.constants);
     }
 
     // Every level's blocks into one buffer, a dispatch a run of levels (runs[k] to runs[k + 1]:
