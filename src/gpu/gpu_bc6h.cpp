@@ -103,8 +103,7 @@ struct GpuBc6hEncoder::Impl {
     double last_ms = 0;
     // What queue() left for take().
     EncodedTexture queued;
-    std::vector<std::size_t> first_block;
-    std::size_t total_blocks = 0;
+    std::vector<std::size_t> level_start;  // level i's first block; last, the blocks' count
     GLsync fence = nullptr;
     bool pending = false;
 
@@ -117,9 +116,10 @@ struct GpuBc6hEncoder::Impl {
         return programs.get("bc6h_encode.comp", "#define SH_ORDER 1\n" + group + (buffer ? "#define SOURCE_BUFFER\n" : "") + t.block + t.constants);
     }
 
-    // Every level's blocks into one buffer, a dispatch a run of levels (runs[k] to runs[k + 1]:
-    // bind_run(first, count) binds their sources and sets their uniforms first), then the blocks'
-    // copy for reading and a fence: take() waits for these alone, not for what is queued after them.
+    // Every level's blocks into one buffer, a dispatch a run of levels (runs[k] to runs[k + 1], in
+    // parts of kMaxRunLevels: bind_run(first, count) binds their sources and sets their uniforms
+    // first), then the blocks' copy for reading and a fence: take() waits for these alone, not for
+    // what is queued after them.
     void queue(GLuint program, int faces, int width, int height, const std::vector<int>& runs, bool mirror_z,
                const std::function<void(int, int)>& bind_run) {
         if (fence) glDeleteSync(fence);
@@ -131,14 +131,12 @@ struct GpuBc6hEncoder::Impl {
         queued.height = height;
         queued.faces = faces;
         const int levels = runs.back();
-        first_block.assign(static_cast<std::size_t>(levels) + 1, 0);
+        level_start.assign(static_cast<std::size_t>(levels) + 1, 0);
         for (int i = 0; i < levels; ++i)
-            first_block[static_cast<std::size_t>(i) + 1] = first_block[static_cast<std::size_t>(i)] +
+            level_start[static_cast<std::size_t>(i) + 1] = level_start[static_cast<std::size_t>(i)] +
                 bc6h_block_count(std::max(1, width >> i), std::max(1, height >> i)) * static_cast<std::size_t>(faces);
-        total_blocks = first_block.back();
-        first_block.pop_back();
-        if (total_blocks > 0xffffffffu / kBlocksAGroup) throw GpuError("a texture too large for the BC6H encoder");
-        const std::size_t bytes = total_blocks * kBc6hBlockBytes;
+        if (level_start.back() > 0xffffffffu / kBlocksAGroup) throw GpuError("a texture too large for the BC6H encoder");
+        const std::size_t bytes = level_start.back() * kBc6hBlockBytes;
         const bool copy_back = buffer_storage_function() != nullptr;
         blocks.allocate(bytes, nullptr, copy_back ? GL_DYNAMIC_COPY : GL_STREAM_READ);
         blocks.bind(1);
@@ -148,30 +146,28 @@ struct GpuBc6hEncoder::Impl {
         glUniform1i(glGetUniformLocation(program, "u_width"), width);
         glUniform1i(glGetUniformLocation(program, "u_height"), height);
         timer.reset();
-        for (std::size_t k = 0; k + 1 < runs.size(); ++k) {
-            const int first = runs[k], count = runs[k + 1] - runs[k];
-            if (count == 0) continue;
-            if (count > kMaxRunLevels) throw GpuError("more levels than the BC6H encoder takes at once");
-            bind_run(first, count);
-            std::vector<GLuint> level_end;
-            const std::size_t run_first_block = first_block[static_cast<std::size_t>(first)];
-            for (int i = first; i < first + count; ++i)
-                level_end.push_back(static_cast<GLuint>((i + 1 < levels ? first_block[static_cast<std::size_t>(i) + 1] : total_blocks) -
-                                                        run_first_block));
-            glUniform1i(glGetUniformLocation(program, "u_first_level"), first);
-            glUniform1i(glGetUniformLocation(program, "u_levels"), count);
-            glUniform1uiv(glGetUniformLocation(program, "u_level_end"), count, level_end.data());
-            glUniform1ui(glGetUniformLocation(program, "u_block_offset"), static_cast<GLuint>(run_first_block));
-            // kBlocksAGroup blocks a work group, in rows of at most 65535 (the least
-            // GL_MAX_COMPUTE_WORK_GROUP_COUNT).
-            const std::size_t count_groups = (level_end.back() + kBlocksAGroup - 1) / kBlocksAGroup;
-            const auto wide = static_cast<GLuint>(std::min<std::size_t>(count_groups, 65535));
-            const auto high = static_cast<GLuint>((count_groups + wide - 1) / wide);
-            timer.begin();
-            glDispatchCompute(wide, high, 1);
-            timer.end();
-            check_gl("the BC6H encoding pass");
-        }
+        for (std::size_t k = 0; k + 1 < runs.size(); ++k)
+            for (int first = runs[k]; first < runs[k + 1]; first += kMaxRunLevels) {
+                const int count = std::min(kMaxRunLevels, runs[k + 1] - first);
+                bind_run(first, count);
+                std::vector<GLuint> level_end;
+                const std::size_t run_first_block = level_start[static_cast<std::size_t>(first)];
+                for (int i = first; i < first + count; ++i)
+                    level_end.push_back(static_cast<GLuint>(level_start[static_cast<std::size_t>(i) + 1] - run_first_block));
+                glUniform1i(glGetUniformLocation(program, "u_first_level"), first);
+                glUniform1i(glGetUniformLocation(program, "u_levels"), count);
+                glUniform1uiv(glGetUniformLocation(program, "u_level_end"), count, level_end.data());
+                glUniform1ui(glGetUniformLocation(program, "u_block_offset"), static_cast<GLuint>(run_first_block));
+                // kBlocksAGroup blocks a work group, in rows of at most 65535 (the least
+                // GL_MAX_COMPUTE_WORK_GROUP_COUNT).
+                const std::size_t count_groups = (level_end.back() + kBlocksAGroup - 1) / kBlocksAGroup;
+                const auto wide = static_cast<GLuint>(std::min<std::size_t>(count_groups, 65535));
+                const auto high = static_cast<GLuint>((count_groups + wide - 1) / wide);
+                timer.begin();
+                glDispatchCompute(wide, high, 1);
+                timer.end();
+                check_gl("the BC6H encoding pass");
+            }
         if (copy_back) {
             readback.ensure_readback(bytes);
             glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -187,7 +183,7 @@ struct GpuBc6hEncoder::Impl {
     EncodedTexture take() {
         if (!pending) throw GpuError("no BC6H encoding was queued");
         pending = false;
-        const std::size_t bytes = total_blocks * kBc6hBlockBytes;
+        const std::size_t bytes = level_start.back() * kBc6hBlockBytes;
         std::vector<std::uint8_t> all(bytes);
         if (fence) {
             wait_and_delete(fence, "the BC6H blocks");
@@ -196,10 +192,9 @@ struct GpuBc6hEncoder::Impl {
             blocks.read(all.data(), bytes, "reading the BC6H blocks back");
         }
         EncodedTexture out = std::move(queued);
-        const std::size_t levels = first_block.size();
-        for (std::size_t i = 0; i < levels; ++i) {
-            const std::size_t from = first_block[i] * kBc6hBlockBytes;
-            const std::size_t to = (i + 1 < levels ? first_block[i + 1] : total_blocks) * kBc6hBlockBytes;
+        for (std::size_t i = 0; i + 1 < level_start.size(); ++i) {
+            const std::size_t from = level_start[i] * kBc6hBlockBytes;
+            const std::size_t to = level_start[i + 1] * kBc6hBlockBytes;
             out.levels.emplace_back(all.begin() + static_cast<long>(from), all.begin() + static_cast<long>(to));
         }
         last_ms = timer.total_ms();
@@ -232,9 +227,7 @@ EncodedTexture GpuBc6hEncoder::encode_texture(unsigned texture, unsigned target,
     glBindTexture(GL_TEXTURE_2D_ARRAY, view);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
     glUniform1i(glGetUniformLocation(program, "u_source"), 0);
-    std::vector<int> runs{0};
-    for (int first = 0; first < levels; first += kMaxRunLevels) runs.push_back(std::min(levels, first + kMaxRunLevels));
-    impl_->queue(program, faces, width, height, runs, mirror_z, [](int, int) {});
+    impl_->queue(program, faces, width, height, {0, levels}, mirror_z, [](int, int) {});
     return impl_->take();
 }
 
@@ -243,16 +236,18 @@ void GpuBc6hEncoder::queue_buffers(const std::vector<Bc6hBufferLevel>& levels, i
         if (l.first_float > 0xffffffffu || (l.floats_a_texel != 3 && l.floats_a_texel != 4))
             throw GpuError("a BC6H source level the encoder cannot address");
     const GLuint program = impl_->program(true);
-    // A run takes levels from two buffers at most (the shader's two bindings), kMaxRunLevels of them.
+    // A run takes levels from two buffers at most (the shader's two bindings).
     const int count = static_cast<int>(levels.size());
     std::vector<int> runs{0};
-    std::vector<unsigned> buffers;  // the run's, in binding order
+    std::vector<unsigned> buffers;  // the run's
     for (int i = 0; i < count; ++i) {
         const unsigned b = levels[static_cast<std::size_t>(i)].buffer;
-        if (std::find(buffers.begin(), buffers.end(), b) == buffers.end() && buffers.size() == 2) buffers.clear();
-        if (i - runs.back() == kMaxRunLevels) buffers.clear();
-        if (buffers.empty() && i > 0) runs.push_back(i);
-        if (std::find(buffers.begin(), buffers.end(), b) == buffers.end()) buffers.push_back(b);
+        if (std::find(buffers.begin(), buffers.end(), b) != buffers.end()) continue;
+        if (buffers.size() == 2) {
+            runs.push_back(i);
+            buffers.clear();
+        }
+        buffers.push_back(b);
     }
     runs.push_back(count);
     impl_->queue(program, faces, width, height, runs, mirror_z, [&](int first, int n) {
