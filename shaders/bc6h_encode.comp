@@ -79,6 +79,7 @@ shared uint s_byte[BLOCKS_A_GROUP][16];      // the packed block, byte by byte
 int g_warp;     // the group's block this invocation works on, 0 .. BLOCKS_A_GROUP-1
 int g_lane;     // 0 .. 31 in its block; below 16, the texel it stands for
 ivec3 g_h;      // its half bits
+ivec3 g_low, g_high;  // the least and the greatest half bits of the block's texels, a channel each
 int g_level;    // its block's level (the run's g_run_level), and that level's size
 int g_run_level;
 int g_width, g_height;
@@ -160,6 +161,26 @@ uint texel_error(ivec3 p, ivec3 h) {
     return uint(d.x * d.x + d.y * d.y + d.z * d.z);  // at most 3 * 8191^2 < 2^31
 }
 
+// The evaluations' texel_error, without its cap where may_cap found that it cannot act (the same
+// value). Each evaluation's loop is made for capped false and for true, and a block's invocations
+// take the same one but beside a sun: the cap's abs and min were a tenth of the encoder's time.
+uint entry_error(ivec3 p, ivec3 h, bool capped) {
+    if (capped) return texel_error(p, h);
+    ivec3 d = p - h;
+    return uint(d.x * d.x + d.y * d.y + d.z * d.z);
+}
+
+// Whether an entry of the palettes from a0 to b0 and a1 to b1 (unquantized) can lie further than
+// kErrorCap from a texel of the block in a channel. An entry lies between its finished endpoints
+// (interpolate and finish are monotone), the texels within g_low .. g_high.
+bool may_cap(ivec3 a0, ivec3 b0, ivec3 a1, ivec3 b1) {
+    ivec3 lo = ivec3(finish(min(min(a0.x, b0.x), min(a1.x, b1.x))), finish(min(min(a0.y, b0.y), min(a1.y, b1.y))),
+                     finish(min(min(a0.z, b0.z), min(a1.z, b1.z))));
+    ivec3 hi = ivec3(finish(max(max(a0.x, b0.x), max(a1.x, b1.x))), finish(max(max(a0.y, b0.y), max(a1.y, b1.y))),
+                     finish(max(max(a0.z, b0.z), max(a1.z, b1.z))));
+    return any(greaterThan(max(hi - g_low, g_high - lo), ivec3(kErrorCap)));
+}
+
 int region_of(int regions, int part, int i) { return regions == 2 ? int((kPartitions[part] >> uint(i)) & 1u) : 0; }
 bool is_anchor(int regions, int part, int i) { return i == 0 || (regions == 2 && i == int(kAnchor2[part])); }
 
@@ -175,6 +196,20 @@ Ends clamp_deltas(int mode, Ends q) {
     return q;
 }
 
+uvec2 fit_sum(int part, ivec3 pal0[8], ivec3 pal1[8], bool capped) {
+    uvec2 total = uvec2(0u);
+    for (int i = 0; i < 16; ++i) {
+        ivec3 h = s_h[g_warp][i];
+        bool second = region_of(2, part, i) == 1;
+        int limit = is_anchor(2, part, i) ? 4 : 8;
+        uint best = 0xffffffffu;
+        for (int j = 0; j < 8; ++j)
+            if (j < limit) best = min(best, entry_error(second ? pal1[j] : pal0[j], h, capped));
+        total = add64(total, best * uint(s_weight[g_warp][i]));
+    }
+    return total;
+}
+
 // Partition part's rank: the error of its unquantized two-region fit e (bc6h.cpp's evaluate of
 // kUnquantized2), in this invocation alone. The palettes are indexed only by the counters of loops
 // of constant length, which the compiler unrolls: they stay in registers.
@@ -184,14 +219,22 @@ uvec2 evaluate_fit(int part, Ends e) {
         pal0[j] = palette_entry(e.a0, e.b0, kWeights3Unrolled[j]);
         pal1[j] = palette_entry(e.a1, e.b1, kWeights3Unrolled[j]);
     }
+    return may_cap(e.a0, e.b0, e.a1, e.b1) ? fit_sum(part, pal0, pal1, true) : fit_sum(part, pal0, pal1, false);
+}
+
+uvec2 two_regions_sum(int part, ivec3 pal0[8], ivec3 pal1[8], bool capped) {
     uvec2 total = uvec2(0u);
     for (int i = 0; i < 16; ++i) {
         ivec3 h = s_h[g_warp][i];
-        bool second = region_of(2, part, i) == 1;
         int limit = is_anchor(2, part, i) ? 4 : 8;
         uint best = 0xffffffffu;
-        for (int j = 0; j < 8; ++j)
-            if (j < limit) best = min(best, texel_error(second ? pal1[j] : pal0[j], h));
+        if (region_of(2, part, i) == 1) {
+            for (int j = 0; j < 8; ++j)
+                if (j < limit) best = min(best, entry_error(pal1[j], h, capped));
+        } else {
+            for (int j = 0; j < 8; ++j)
+                if (j < limit) best = min(best, entry_error(pal0[j], h, capped));
+        }
         total = add64(total, best * uint(s_weight[g_warp][i]));
     }
     return total;
@@ -208,19 +251,22 @@ uvec2 evaluate_two_regions(int mode, int part, Ends q) {
         pal0[j] = palette_entry(a0, b0, kWeights3Unrolled[j]);
         pal1[j] = palette_entry(a1, b1, kWeights3Unrolled[j]);
     }
+    return may_cap(a0, b0, a1, b1) ? two_regions_sum(part, pal0, pal1, true) : two_regions_sum(part, pal0, pal1, false);
+}
+
+uvec2 candidate_sum(bool two, int part, int first, ivec3 pal0[8], ivec3 pal1[8], bool capped) {
     uvec2 total = uvec2(0u);
-    for (int i = 0; i < 16; ++i) {
+    uint previous = 0u;
+    for (int step = 0; step < 16; ++step) {
+        int i = two ? step : first + (step >> 1);
+        bool second = two ? region_of(2, part, i) == 1 : (step & 1) != 0;
+        int limit = two ? (is_anchor(2, part, i) ? 4 : 8) : (i == 0 && second ? 0 : 8);
         ivec3 h = s_h[g_warp][i];
-        int limit = is_anchor(2, part, i) ? 4 : 8;
         uint best = 0xffffffffu;
-        if (region_of(2, part, i) == 1) {
-            for (int j = 0; j < 8; ++j)
-                if (j < limit) best = min(best, texel_error(pal1[j], h));
-        } else {
-            for (int j = 0; j < 8; ++j)
-                if (j < limit) best = min(best, texel_error(pal0[j], h));
-        }
-        total = add64(total, best * uint(s_weight[g_warp][i]));
+        for (int j = 0; j < 8; ++j)
+            if (j < limit) best = min(best, entry_error(second ? pal1[j] : pal0[j], h, capped));
+        if (two || second) total = add64(total, (two ? best : min(best, previous)) * uint(s_weight[g_warp][i]));
+        previous = best;
     }
     return total;
 }
@@ -241,20 +287,8 @@ uvec2 evaluate_candidate(int mode, int part, Ends q, int first) {
         pal0[j] = palette_entry(a0, b0, two ? kWeights3Unrolled[j] : kWeights4Unrolled[j]);
         pal1[j] = palette_entry(a1, b1, two ? kWeights3Unrolled[j] : kWeights4Unrolled[8 + j]);
     }
-    uvec2 total = uvec2(0u);
-    uint previous = 0u;
-    for (int step = 0; step < 16; ++step) {
-        int i = two ? step : first + (step >> 1);
-        bool second = two ? region_of(2, part, i) == 1 : (step & 1) != 0;
-        int limit = two ? (is_anchor(2, part, i) ? 4 : 8) : (i == 0 && second ? 0 : 8);
-        ivec3 h = s_h[g_warp][i];
-        uint best = 0xffffffffu;
-        for (int j = 0; j < 8; ++j)
-            if (j < limit) best = min(best, texel_error(second ? pal1[j] : pal0[j], h));
-        if (two || second) total = add64(total, (two ? best : min(best, previous)) * uint(s_weight[g_warp][i]));
-        previous = best;
-    }
-    return total;
+    return may_cap(a0, b0, a1, b1) ? candidate_sum(two, part, first, pal0, pal1, true)
+                                  : candidate_sum(two, part, first, pal0, pal1, false);
 }
 
 // The index of this invocation's texel (below 16) for endpoints q (clamped): the nearest entry of
@@ -476,6 +510,12 @@ void main() {
         s_weight[g_warp][texel] = counted ? brightest : 0x7fffffff;
     }
     sync();
+    g_low = ivec3(0x7fff);
+    g_high = ivec3(0);
+    for (int i = 0; i < 16; ++i) {
+        g_low = min(g_low, s_h[g_warp][i]);
+        g_high = max(g_high, s_h[g_warp][i]);
+    }
     int dimmest = 0x7bff;
     for (int i = 0; i < 16; ++i) dimmest = min(dimmest, s_weight[g_warp][i]);
     sync();
