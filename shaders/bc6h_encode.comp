@@ -226,14 +226,16 @@ uvec2 two_regions_sum(int part, ivec3 pal0[8], ivec3 pal1[8], bool capped) {
     uvec2 total = uvec2(0u);
     for (int i = 0; i < 16; ++i) {
         ivec3 h = s_h[g_warp][i];
-        int limit = is_anchor(2, part, i) ? 4 : 8;
+        bool anchor = is_anchor(2, part, i);
         uint best = 0xffffffffu;
         if (region_of(2, part, i) == 1) {
-            for (int j = 0; j < 8; ++j)
-                if (j < limit) best = min(best, entry_error(pal1[j], h, capped));
+            for (int j = 0; j < 4; ++j) best = min(best, entry_error(pal1[j], h, capped));
+            if (!anchor)
+                for (int j = 4; j < 8; ++j) best = min(best, entry_error(pal1[j], h, capped));
         } else {
-            for (int j = 0; j < 8; ++j)
-                if (j < limit) best = min(best, entry_error(pal0[j], h, capped));
+            for (int j = 0; j < 4; ++j) best = min(best, entry_error(pal0[j], h, capped));
+            if (!anchor)
+                for (int j = 4; j < 8; ++j) best = min(best, entry_error(pal0[j], h, capped));
         }
         total = add64(total, best * uint(s_weight[g_warp][i]));
     }
@@ -241,8 +243,8 @@ uvec2 two_regions_sum(int part, ivec3 pal0[8], ivec3 pal1[8], bool capped) {
 }
 
 // A two-region mode's error (q clamped) where every invocation has the same partition (the
-// descent's): a texel's region taken by a branch all invocations take alike, rather than a select
-// per palette entry.
+// descent's): a texel's region, and whether it is an anchor (half the palette), taken by branches
+// all invocations take alike, rather than a select or a test per palette entry.
 uvec2 evaluate_two_regions(int mode, int part, Ends q) {
     int epb = kModeEpb[mode];
     ivec3 a0 = unquantize3(q.a0, epb), b0 = unquantize3(q.b0, epb), a1 = unquantize3(q.a1, epb), b1 = unquantize3(q.b1, epb);
@@ -272,11 +274,11 @@ uvec2 candidate_sum(bool two, int part, int first, ivec3 pal0[8], ivec3 pal1[8],
 }
 
 // A mode candidate's error (q clamped) in one loop shape for both kinds, so that a warp evaluating
-// one-region and two-region candidates side by side runs one loop, not each kind's in turn, and a
-// half of a one-region descent move takes as long as a two-region move: 16 steps, each the least
-// error over 8 entries of a palette pair. Two regions: step i is texel i, the pair the two regions'
-// palettes. One region (texels first .. first+7): the 16-entry palette as two halves, step i texel
-// first + i / 2 against half i % 2, a texel's error the lesser of its two.
+// one-region and two-region candidates side by side runs one loop, not each kind's in turn: 16
+// steps, each the least error over 8 entries of a palette pair. Two regions: step i is texel i, the
+// pair the two regions' palettes. One region (texels first .. first+7): the 16-entry palette as two
+// halves, step i texel first + i / 2 against half i % 2, a texel's error the lesser of its two (a
+// half of the block takes as long as a two-region candidate).
 uvec2 evaluate_candidate(int mode, int part, Ends q, int first) {
     bool two = kModeRegions[mode] == 2;
     int epb = kModeEpb[mode];
@@ -289,6 +291,35 @@ uvec2 evaluate_candidate(int mode, int part, Ends q, int first) {
     }
     return may_cap(a0, b0, a1, b1) ? candidate_sum(two, part, first, pal0, pal1, true)
                                   : candidate_sum(two, part, first, pal0, pal1, false);
+}
+
+uvec2 one_region_sum(int first, ivec3 pal0[8], ivec3 pal1[8], bool capped) {
+    uvec2 total = uvec2(0u);
+    uint previous = 0u;
+    for (int step = 0; step < 16; ++step) {
+        int i = first + (step >> 1);
+        bool second = (step & 1) != 0;
+        ivec3 h = s_h[g_warp][i];
+        uint best = 0xffffffffu;
+        if (!second || i != 0)  // texel 0, the anchor, takes the first half alone
+            for (int j = 0; j < 8; ++j) best = min(best, entry_error(second ? pal1[j] : pal0[j], h, capped));
+        if (second) total = add64(total, min(best, previous) * uint(s_weight[g_warp][i]));
+        previous = best;
+    }
+    return total;
+}
+
+// evaluate_candidate's one-region kind alone (the descent's, where every invocation has the same
+// mode): the half a step takes is then known where the loop unrolls, not a select per entry.
+uvec2 evaluate_one_region(int mode, Ends q, int first) {
+    int epb = kModeEpb[mode];
+    ivec3 a0 = unquantize3(q.a0, epb), b0 = unquantize3(q.b0, epb);
+    ivec3 pal0[8], pal1[8];
+    for (int j = 0; j < 8; ++j) {
+        pal0[j] = palette_entry(a0, b0, kWeights4Unrolled[j]);
+        pal1[j] = palette_entry(a0, b0, kWeights4Unrolled[8 + j]);
+    }
+    return may_cap(a0, b0, a0, b0) ? one_region_sum(first, pal0, pal1, true) : one_region_sum(first, pal0, pal1, false);
 }
 
 // The index of this invocation's texel (below 16) for endpoints q (clamped): the nearest entry of
@@ -582,7 +613,7 @@ void main() {
         if (descending && g_lane < 24) {
             Ends q = moved(cand, one ? g_lane % 12 : g_lane, top);
             if (q.a0.x >= 0)
-                e = one ? evaluate_candidate(mode, part, clamp_deltas(mode, q), g_lane < 12 ? 0 : 8)
+                e = one ? evaluate_one_region(mode, clamp_deltas(mode, q), g_lane < 12 ? 0 : 8)
                         : evaluate_two_regions(mode, part, clamp_deltas(mode, q));
         }
         s_move[g_warp][set][g_lane] = e;
