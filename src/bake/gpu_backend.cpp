@@ -136,9 +136,10 @@ std::vector<CubeMap> GpuBackend::prefilter_specular(SpecularInput& input, const 
         // Level 0's copy, then the levels, are queued behind the source's passes before anything
         // waits; level 0 (and the source's status) is then read while the GPU makes the levels.
         specular_source_->queue_level_read(settings.base_size);
-        // With BC6H, level 0 encoded where the source's passes leave it, queued with the levels,
-        // so that the next input's source can follow at once. (A source smaller than the chain,
-        // which the bake never makes, has no such level: level 0 is then uploaded after its read.)
+        // With BC6H, level 0 encoded where the source's passes leave it, queued before the levels
+        // (gpu_specular.cpp), so that the next input's source can follow them at once. (A source
+        // smaller than the chain, which the bake never makes, has no such level: level 0 is then
+        // uploaded after its read.)
         std::optional<Bc6hBufferLevel> zero_on_gpu;
         if (bc6h)
             if (const auto level = specular_source_->full_level_in_buffer(settings.base_size))

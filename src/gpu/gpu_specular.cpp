@@ -1,5 +1,6 @@
 #include "gpu_specular.h"
 
+#include <cstdint>
 #include <functional>
 #include <future>
 #include <memory>
@@ -97,9 +98,13 @@ struct GpuSpecularPrefilter::Impl {
     }
     StageTimer timer, upload_timer;
     double last_ms = 0, last_upload_ms = 0;
-    // set_bc6h: the encoder (made on first use) and the last chain's blocks.
+    // set_bc6h: the encoders (made on first use) and the last chain's blocks. Where level 0 is on
+    // the GPU already, its encoder is queued as the prefilter begins and the other levels' behind
+    // the levels: level 0's blocks (three quarters of the chain's) are made while the CPU prepares
+    // the levels, the card otherwise idle (where a batch of 4k maps waits on the GPU, BC6H cost it
+    // 4% with one encoder behind the levels, 1.3% so; bench/NOTES.md).
     bool bc6h_on = false, bc6h_mirror_z = false;
-    std::unique_ptr<GpuBc6hEncoder> bc6h;
+    std::unique_ptr<GpuBc6hEncoder> bc6h, bc6h_zero;
     EncodedTexture bc6h_chain;
     double bc6h_ms = 0;
     // Level 0 as vec4s at the output buffer's start, then every level encoded from the buffer.
@@ -119,6 +124,10 @@ struct GpuSpecularPrefilter::Impl {
     GpuBc6hEncoder& encoder() {
         if (!bc6h) bc6h = std::make_unique<GpuBc6hEncoder>(programs);
         return *bc6h;
+    }
+    GpuBc6hEncoder& zero_encoder() {
+        if (!bc6h_zero) bc6h_zero = std::make_unique<GpuBc6hEncoder>(programs);
+        return *bc6h_zero;
     }
     GLuint program(SpecularLobe lobe) {
         // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
@@ -200,6 +209,14 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     const bool charlie = lobe == SpecularLobe::Charlie;
     const int first_level = Impl::first_level(lobe);
     std::vector<CubeMap> chain;
+    // The GGX chain's BC6H (Charlie's level 0 gets its bright texels on the CPU after the read back:
+    // the writer encodes that chain); level 0's at once where it is on the GPU.
+    const bool encode = m.bc6h_on && !charlie;
+    const bool encode_queued = encode && level_zero_on_gpu;
+    if (encode_queued) {
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        m.zero_encoder().queue_buffers({*level_zero_on_gpu}, 6, settings.base_size, settings.base_size, m.bc6h_mirror_z);
+    }
     const GLuint program = m.program(lobe);
     glUseProgram(program);
     glActiveTexture(GL_TEXTURE0);
@@ -211,10 +228,6 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     // Every level into one output buffer, read back once at the end; with BC6H on and level 0 not on
     // the GPU, level 0 first (uploaded once level_zero() has it).
     std::vector<std::size_t> first(static_cast<std::size_t>(levels), 0);
-    // The GGX chain's BC6H (Charlie's level 0 gets its bright texels on the CPU after the read back:
-    // the writer encodes that chain).
-    const bool encode = m.bc6h_on && !charlie;
-    const bool encode_queued = encode && level_zero_on_gpu;
     std::size_t total = encode && !encode_queued ? 6 * static_cast<std::size_t>(settings.base_size) * settings.base_size : 0;
     const std::size_t float_first = total;  // the levels the prefilter writes start here
     for (int level = first_level; level < levels; ++level) {
@@ -299,11 +312,11 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
             if (fence) glDeleteSync(fence);
         }
     } guard{levels_fence};
-    if (encode_queued) {
-        std::vector<Bc6hBufferLevel> sources{*level_zero_on_gpu};
+    if (encode_queued && levels > 1) {
+        std::vector<Bc6hBufferLevel> sources;
         for (int level = 1; level < levels; ++level) sources.push_back({m.output.id, 4 * first[static_cast<std::size_t>(level)], 4});
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        m.encoder().queue_buffers(sources, 6, settings.base_size, settings.base_size, m.bc6h_mirror_z);
+        m.encoder().queue_buffers(sources, 6, settings.base_size / 2, settings.base_size / 2, m.bc6h_mirror_z);
         trace_event("specular BC6H queued");
     }
     // Charlie's level 0: its bright texels on each texel's horizon circle, in double on the CPU
@@ -349,9 +362,14 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
         chain.push_back(std::move(out));
     }
     if (encode_queued) {
-        m.bc6h_chain = m.encoder().take();
+        m.bc6h_chain = m.zero_encoder().take();
+        m.bc6h_ms = m.zero_encoder().last_ms();
+        if (levels > 1) {
+            EncodedTexture rest = m.encoder().take();
+            for (std::vector<std::uint8_t>& level : rest.levels) m.bc6h_chain.levels.push_back(std::move(level));
+            m.bc6h_ms += m.encoder().last_ms();
+        }
         trace_event("specular BC6H read");
-        m.bc6h_ms = m.encoder().last_ms();
     }
     m.last_ms = m.timer.total_ms();
     m.last_upload_ms = 0;
