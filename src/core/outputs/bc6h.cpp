@@ -22,13 +22,13 @@ struct Texels {
     int t[16][3];  // the smallest unquantized value x with x * 31 / 64 == h: what interpolation aims at
     int weight[16];  // 1 + whole octaves above the block's dimmest texel (by largest channel), at most 16;
                      // 0 for texels that only pad the block
+    int low[3], high[3];  // the least and the greatest h of the 16, a channel each
 };
 
 struct Candidate {
     int mode = -1;       // index into kBc6hModes
     int partition = 0;
     int q[4][3] = {};    // quantized endpoints (absolute, after the deltas' clamp)
-    std::uint8_t idx[16] = {};
     std::uint64_t error = ~std::uint64_t{0};
 };
 
@@ -80,9 +80,9 @@ std::uint32_t texel_error(const int p[3], const int h[3]) {
 int region_of(int regions, int partition, int i) { return regions == 2 ? (kBc6hPartitions[partition] >> i) & 1 : 0; }
 bool is_anchor(int regions, int partition, int i) { return i == 0 || (regions == 2 && i == kBc6hAnchor2[partition]); }
 
-// The decoded block's error for quantized endpoints q (deltas clamped to the shape's range, in
-// place), with each texel's nearest index in idx.
-std::uint64_t evaluate(const Texels& tx, const Shape& s, int partition, int q[4][3], std::uint8_t idx[16]) {
+// The shape's palettes for quantized endpoints q (deltas clamped to the shape's range, in place):
+// region r's entry j at palette[r][j]; its entries' count.
+int palettes(const Shape& s, int q[4][3], int palette[2][16][3]) {
     const int ends = 2 * s.regions;
     if (s.transformed) {
         for (int k = 1; k < ends; ++k)
@@ -93,13 +93,60 @@ std::uint64_t evaluate(const Texels& tx, const Shape& s, int partition, int q[4]
     }
     const int n = s.regions == 2 ? 8 : 16;
     const std::uint8_t* w = s.regions == 2 ? kBc6hWeights3.data() : kBc6hWeights4.data();
-    int palette[2][16][3];
     for (int r = 0; r < s.regions; ++r)
         for (int c = 0; c < 3; ++c) {
             const int a = unquantize(q[2 * r][c], s.epb), b = unquantize(q[2 * r + 1][c], s.epb);
             for (int j = 0; j < n; ++j) palette[r][j][c] = finish(interpolate(a, b, w[j]));
         }
+    return n;
+}
+
+// Texel i's least error over the first `limit` entries of `palette`; texel_error's cap left out
+// where it cannot act (`capped` false), the same value.
+template <bool Capped>
+std::uint32_t least_error(const int palette[16][3], int limit, const int h[3]) {
+    std::uint32_t best = 0xffffffffu;
+    for (int j = 0; j < limit; ++j) {
+        std::uint32_t e;
+        if (Capped) {
+            e = texel_error(palette[j], h);
+        } else {
+            const int dx = palette[j][0] - h[0], dy = palette[j][1] - h[1], dz = palette[j][2] - h[2];
+            e = static_cast<std::uint32_t>(dx * dx + dy * dy + dz * dz);
+        }
+        best = std::min(best, e);
+    }
+    return best;
+}
+
+// The decoded block's error for quantized endpoints q (deltas clamped in place). The cap of
+// texel_error acts only where an entry can lie further than kErrorCap from a texel in a channel:
+// the entries lie between their finished endpoints (interpolate and finish are monotone), the
+// texels between tx.low and tx.high. Elsewhere the error without it is the same, and ~2x faster.
+std::uint64_t evaluate(const Texels& tx, const Shape& s, int partition, int q[4][3]) {
+    int palette[2][16][3];
+    const int n = palettes(s, q, palette);
+    bool capped = false;
+    for (int r = 0; r < s.regions; ++r)
+        for (int c = 0; c < 3; ++c) {
+            const int lo = std::min(palette[r][0][c], palette[r][n - 1][c]), hi = std::max(palette[r][0][c], palette[r][n - 1][c]);
+            capped = capped || hi - tx.low[c] > kErrorCap || tx.high[c] - lo > kErrorCap;
+        }
     std::uint64_t total = 0;
+    for (int i = 0; i < 16; ++i) {
+        const int r = region_of(s.regions, partition, i);
+        const int limit = is_anchor(s.regions, partition, i) ? n / 2 : n;
+        const std::uint32_t best = capped ? least_error<true>(palette[r], limit, tx.h[i]) : least_error<false>(palette[r], limit, tx.h[i]);
+        total += static_cast<std::uint64_t>(best) * static_cast<std::uint32_t>(tx.weight[i]);
+    }
+    return total;
+}
+
+// Each texel's nearest entry (the first of equals) for endpoints q as evaluate leaves them: the
+// block's indices, found once, for the chosen candidate.
+void nearest_indices(const Texels& tx, const Shape& s, int partition, int q[4][3], std::uint8_t idx[16]) {
+    int palette[2][16][3];
+    const int n = palettes(s, q, palette);
     for (int i = 0; i < 16; ++i) {
         const int r = region_of(s.regions, partition, i);
         const int limit = is_anchor(s.regions, partition, i) ? n / 2 : n;
@@ -113,9 +160,7 @@ std::uint64_t evaluate(const Texels& tx, const Shape& s, int partition, int q[4]
             }
         }
         idx[i] = static_cast<std::uint8_t>(best_j);
-        total += static_cast<std::uint64_t>(best) * static_cast<std::uint32_t>(tx.weight[i]);
     }
-    return total;
 }
 
 // Unquantized endpoints e0, e1 of region r: the corners of the texels' bounding box along the
@@ -165,7 +210,7 @@ Candidate quantized_candidate(const Texels& tx, int m, int p, const int e[4][3])
     const Shape s = shape_of(m);
     for (int k = 0; k < 2 * s.regions; ++k)
         for (int c = 0; c < 3; ++c) cand.q[k][c] = quantize(e[k][c], s.epb);
-    cand.error = evaluate(tx, s, p, cand.q, cand.idx);
+    cand.error = evaluate(tx, s, p, cand.q);
     return cand;
 }
 
@@ -189,12 +234,10 @@ int keep_better_moves(const Texels& tx, const Candidate& from, int step, Candida
                 int q[4][3];
                 std::memcpy(q, from.q, sizeof q);
                 q[k][c] = v;
-                std::uint8_t idx[16];
-                const std::uint64_t e = evaluate(tx, s, from.partition, q, idx);
+                const std::uint64_t e = evaluate(tx, s, from.partition, q);
                 if (e < into.error) {
                     into.error = e;
                     std::memcpy(into.q, q, sizeof q);
-                    std::memcpy(into.idx, idx, sizeof idx);
                     ++kept;
                 }
             }
@@ -243,8 +286,7 @@ Candidate search(const Texels& tx, Bc6hQuality quality) {
         for (int p = 0; p < kBc6hPartitionCount; ++p) {
             int q[4][3];
             fit_partition(tx, 2, p, q);
-            std::uint8_t idx[16];
-            const std::uint64_t err = evaluate(tx, kUnquantized2, p, q, idx);
+            const std::uint64_t err = evaluate(tx, kUnquantized2, p, q);
             if (err < fit[0]) {
                 fit[1] = fit[0];
                 part[1] = part[0];
@@ -284,8 +326,10 @@ Candidate search(const Texels& tx, Bc6hQuality quality) {
 void put_bit(std::uint8_t* block, int at, int bit) { block[at >> 3] = static_cast<std::uint8_t>(block[at >> 3] | (bit << (at & 7))); }
 int get_bit(const std::uint8_t* block, int at) { return (block[at >> 3] >> (at & 7)) & 1; }
 
-Bc6hBlock pack(const Candidate& cand) {
+Bc6hBlock pack(const Texels& tx, Candidate cand) {
     const Bc6hMode& mode = kBc6hModes[cand.mode];
+    std::uint8_t idx[16];
+    nearest_indices(tx, shape_of(cand.mode), cand.partition, cand.q, idx);
     int field[14] = {};
     for (int k = 0; k < 2 * mode.regions; ++k)
         for (int c = 0; c < 3; ++c)
@@ -301,7 +345,7 @@ Bc6hBlock pack(const Candidate& cand) {
     int at = header;
     for (int i = 0; i < 16; ++i) {
         const int bits = is_anchor(mode.regions, cand.partition, i) ? ib - 1 : ib;
-        for (int b = 0; b < bits; ++b) put_bit(block.data(), at++, (cand.idx[i] >> b) & 1);
+        for (int b = 0; b < bits; ++b) put_bit(block.data(), at++, (idx[i] >> b) & 1);
     }
     return block;
 }
@@ -321,6 +365,13 @@ void load_texels(const float rgb[48], std::uint16_t counted, Texels& tx) {
     }
     for (int i = 0; i < 16; ++i)
         tx.weight[i] = ((counted >> i) & 1) ? std::min(16, 1 + ((brightest[i] - dimmest) >> 10)) : 0;
+    for (int c = 0; c < 3; ++c) {
+        tx.low[c] = tx.high[c] = tx.h[0][c];
+        for (int i = 1; i < 16; ++i) {
+            tx.low[c] = std::min(tx.low[c], tx.h[i][c]);
+            tx.high[c] = std::max(tx.high[c], tx.h[i][c]);
+        }
+    }
 }
 
 }  // namespace
@@ -328,7 +379,7 @@ void load_texels(const float rgb[48], std::uint16_t counted, Texels& tx) {
 Bc6hBlock bc6h_encode_block(const float rgb[48], Bc6hQuality quality, std::uint16_t counted) {
     Texels tx;
     load_texels(rgb, counted == 0 ? 0xffff : counted, tx);
-    return pack(search(tx, quality));
+    return pack(tx, search(tx, quality));
 }
 
 void bc6h_decode_block(const std::uint8_t block[kBc6hBlockBytes], std::uint16_t half_rgb[48]) {
