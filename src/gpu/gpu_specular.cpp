@@ -102,7 +102,7 @@ struct GpuSpecularPrefilter::Impl {
     // the GPU already, its encoder is queued as the prefilter begins and the other levels' behind
     // the levels: level 0's blocks (three quarters of the chain's) are made while the CPU prepares
     // the levels, the card otherwise idle (where a batch of 4k maps waits on the GPU, BC6H cost it
-    // 4% with one encoder behind the levels, 1.3% so; bench/NOTES.md).
+    // 4% with one encoder behind the levels, 1.5% so; bench/NOTES.md).
     bool bc6h_on = false, bc6h_mirror_z = false;
     std::unique_ptr<GpuBc6hEncoder> bc6h, bc6h_zero;
     EncodedTexture bc6h_chain;
