@@ -1,5 +1,6 @@
 #include "gpu_specular.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -99,12 +100,14 @@ struct GpuSpecularPrefilter::Impl {
     StageTimer timer, upload_timer;
     double last_ms = 0, last_upload_ms = 0;
     // set_bc6h: the encoders (made on first use) and the last chain's blocks. Where level 0 is on
-    // the GPU already, its encoder is queued as the prefilter begins and the other levels' behind
-    // the levels: level 0's blocks (three quarters of the chain's) are made while the CPU prepares
-    // the levels, the card otherwise idle (where a batch of 4k maps waits on the GPU, BC6H cost it
-    // 4% with one encoder behind the levels, 1.5% so; bench/NOTES.md).
+    // the GPU already, the chain is encoded in three parts, each with an encoder of its own, so that
+    // the card encodes while it would otherwise wait: level 0 (three quarters of the blocks) queued
+    // as the prefilter begins, made while the CPU prepares the levels; level 1 right after its pass,
+    // beside the smaller levels' passes; the rest behind the levels. Where a batch of 4k maps waits
+    // on the GPU, BC6H cost it 4% with one encode behind the levels, 1.5% with level 0's first, and
+    // nothing measurable so (bench/NOTES.md).
     bool bc6h_on = false, bc6h_mirror_z = false;
-    std::unique_ptr<GpuBc6hEncoder> bc6h, bc6h_zero;
+    std::unique_ptr<GpuBc6hEncoder> encoders[3];  // parts: level 0, level 1, the others
     EncodedTexture bc6h_chain;
     double bc6h_ms = 0;
     // Level 0 as vec4s at the output buffer's start, then every level encoded from the buffer.
@@ -121,13 +124,9 @@ struct GpuSpecularPrefilter::Impl {
         bc6h_chain = encoder().encode_buffer(output.id, 6, level_zero.size, level_zero.size, first, bc6h_mirror_z);
         bc6h_ms = encoder().last_ms();
     }
-    GpuBc6hEncoder& encoder() {
-        if (!bc6h) bc6h = std::make_unique<GpuBc6hEncoder>(programs);
-        return *bc6h;
-    }
-    GpuBc6hEncoder& zero_encoder() {
-        if (!bc6h_zero) bc6h_zero = std::make_unique<GpuBc6hEncoder>(programs);
-        return *bc6h_zero;
+    GpuBc6hEncoder& encoder(int part = 0) {
+        if (!encoders[part]) encoders[part] = std::make_unique<GpuBc6hEncoder>(programs);
+        return *encoders[part];
     }
     GLuint program(SpecularLobe lobe) {
         // SH_ORDER only sizes sh_common.glsl's basis function, which this shader does not call.
@@ -215,7 +214,7 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
     const bool encode_queued = encode && level_zero_on_gpu;
     if (encode_queued) {
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        m.zero_encoder().queue_buffers({*level_zero_on_gpu}, 6, settings.base_size, settings.base_size, m.bc6h_mirror_z);
+        m.encoder(0).queue_buffers({*level_zero_on_gpu}, 6, settings.base_size, settings.base_size, m.bc6h_mirror_z);
     }
     const GLuint program = m.program(lobe);
     glUseProgram(program);
@@ -287,6 +286,12 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
         m.timer.begin();
         glDispatchCompute(static_cast<GLuint>(n), static_cast<GLuint>(n), 6);  // a work group a texel
         m.timer.end();
+        if (encode_queued && level == 1) {  // level 1's blocks (Impl's encoders), then the prefilter's program and output again
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+            m.encoder(1).queue_buffers({{m.output.id, 4 * first[1], 4}}, 6, n, n, m.bc6h_mirror_z);
+            glUseProgram(program);
+            m.output.bind(1);
+        }
         check_gl("the specular prefilter pass");
         stage_progress::advance(kSpecularProgressUnits);
     }
@@ -312,11 +317,11 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
             if (fence) glDeleteSync(fence);
         }
     } guard{levels_fence};
-    if (encode_queued && levels > 1) {
+    if (encode_queued && levels > 2) {
         std::vector<Bc6hBufferLevel> sources;
-        for (int level = 1; level < levels; ++level) sources.push_back({m.output.id, 4 * first[static_cast<std::size_t>(level)], 4});
+        for (int level = 2; level < levels; ++level) sources.push_back({m.output.id, 4 * first[static_cast<std::size_t>(level)], 4});
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        m.encoder().queue_buffers(sources, 6, settings.base_size / 2, settings.base_size / 2, m.bc6h_mirror_z);
+        m.encoder(2).queue_buffers(sources, 6, settings.base_size / 4, settings.base_size / 4, m.bc6h_mirror_z);
         trace_event("specular BC6H queued");
     }
     // Charlie's level 0: its bright texels on each texel's horizon circle, in double on the CPU
@@ -362,12 +367,12 @@ std::vector<CubeMap> GpuSpecularPrefilter::prefilter(unsigned texture, int sourc
         chain.push_back(std::move(out));
     }
     if (encode_queued) {
-        m.bc6h_chain = m.zero_encoder().take();
-        m.bc6h_ms = m.zero_encoder().last_ms();
-        if (levels > 1) {
-            EncodedTexture rest = m.encoder().take();
+        m.bc6h_chain = m.encoder(0).take();
+        m.bc6h_ms = m.encoder(0).last_ms();
+        for (int part = 1; part < std::min(levels, 3); ++part) {
+            EncodedTexture rest = m.encoder(part).take();
             for (std::vector<std::uint8_t>& level : rest.levels) m.bc6h_chain.levels.push_back(std::move(level));
-            m.bc6h_ms += m.encoder().last_ms();
+            m.bc6h_ms += m.encoder(part).last_ms();
         }
         trace_event("specular BC6H read");
     }
